@@ -1,0 +1,6 @@
+"""Signals the catalog sends so other apps can follow its changes."""
+
+from django.dispatch import Signal
+
+# Sent after a catalog skill is saved, with `skill`: its denormalized copies may be stale.
+skill_saved = Signal()

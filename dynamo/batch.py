@@ -1,0 +1,111 @@
+"""Batch writes that retry unprocessed items with exponential backoff and full jitter."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from itertools import islice
+from typing import Any
+
+from pynamodb.exceptions import PutError
+
+from .models import DynamoModel
+
+BATCH_SIZE = 25
+MAX_ATTEMPTS = 10
+BASE_DELAY = 0.05
+MAX_DELAY = 5.0
+
+
+class UnprocessedItemsError(PutError):
+    """DynamoDB kept refusing part of a batch after every retry."""
+
+    def __init__(self, message: str, unprocessed: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.unprocessed = unprocessed
+
+
+def backoff_delay(attempt: int, rng: random.Random | None = None) -> float:
+    """Return the full-jitter delay before retry number `attempt` (1-based)."""
+    ceiling = min(MAX_DELAY, BASE_DELAY * 2 ** (attempt - 1))
+    return (rng or random).uniform(0, ceiling)
+
+
+def _chunks(iterable: Iterable[Any], size: int) -> Iterable[list[Any]]:
+    iterator = iter(iterable)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def write_requests(
+    model: type[DynamoModel],
+    requests: list[dict[str, Any]],
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
+    """Send up to 25 raw write requests, resending what comes back unprocessed; return calls."""
+    table = model.Meta.table_name
+    connection = model._get_connection().connection
+    pending = requests
+    attempt = 0
+    while pending:
+        attempt += 1
+        data = connection.dispatch("BatchWriteItem", {"RequestItems": {table: pending}})
+        pending = (data or {}).get("UnprocessedItems", {}).get(table, [])
+        if pending and attempt >= MAX_ATTEMPTS:
+            raise UnprocessedItemsError(
+                f"{len(pending)} writes to {table} stayed unprocessed after {attempt} attempts",
+                pending,
+            )
+        if pending:
+            sleep(backoff_delay(attempt))
+    return attempt
+
+
+def put_request(item: DynamoModel) -> dict[str, Any]:
+    """Return the BatchWriteItem request that stores an item as it is."""
+    return {"PutRequest": {"Item": item.serialize()}}
+
+
+def delete_request(item: DynamoModel) -> dict[str, Any]:
+    """Return the BatchWriteItem request that deletes an item by its key."""
+    key = item.serialize()
+    return {"DeleteRequest": {"Key": {name: key[name] for name in item.key_attribute_names()}}}
+
+
+def prepare_new(item: DynamoModel) -> DynamoModel:
+    """Validate and stamp an item written by a batch (batches carry no version condition)."""
+    item.full_clean()
+    item.stamp()
+    if item.version is None:
+        item.version = 1
+    return item
+
+
+def batch_put(
+    model: type[DynamoModel],
+    items: Iterable[DynamoModel],
+    *,
+    prepare: bool = True,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Store items 25 at a time; `prepare` validates, stamps and versions them first."""
+    written = 0
+    for chunk in _chunks(items, BATCH_SIZE):
+        if prepare:
+            chunk = [prepare_new(item) for item in chunk]
+        write_requests(model, [put_request(item) for item in chunk])
+        written += len(chunk)
+        if on_batch:
+            on_batch(len(chunk))
+    return written
+
+
+def batch_delete(model: type[DynamoModel], items: Iterable[DynamoModel]) -> int:
+    """Delete items 25 at a time by key; return how many were sent."""
+    deleted = 0
+    for chunk in _chunks(items, BATCH_SIZE):
+        write_requests(model, [delete_request(item) for item in chunk])
+        deleted += len(chunk)
+    return deleted

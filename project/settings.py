@@ -1,0 +1,155 @@
+"""Skillboard settings: every value comes from the environment through one `env` object."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+if (BASE_DIR / ".env").is_file():
+    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+
+def setting(name: str, cast: str, check=None, hint: str = "", **kwargs: Any) -> Any:
+    """Read one variable with an explicit cast; a bad value stops start-up naming the variable."""
+    try:
+        value = getattr(env, cast)(name, **kwargs)
+    except ImproperlyConfigured:
+        raise
+    except Exception as exc:  # django-environ raises whatever the cast raises
+        raise ImproperlyConfigured(f"{name} has a bad value: {exc}") from exc
+    if check is not None and value is not None and not check(value):
+        raise ImproperlyConfigured(f"{name} has a bad value {value!r}: {hint}")
+    return value
+
+
+DEBUG = setting("DJANGO_DEBUG", "bool", default=False)
+if DEBUG:
+    SECRET_KEY = setting("DJANGO_SECRET_KEY", "str", default="django-insecure-skillboard-dev-only")
+else:
+    SECRET_KEY = setting(
+        "DJANGO_SECRET_KEY",
+        "str",
+        check=lambda v: len(v) >= 32,
+        hint="use at least 32 random characters",
+    )
+ALLOWED_HOSTS = setting(
+    "DJANGO_ALLOWED_HOSTS", "list", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "dynamo",
+    "dynamo_admin",
+    "catalog",
+    "users",
+    "stats",
+]
+
+MIDDLEWARE = [
+    "dynamo.middleware.RequestMeterMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "project.urls"
+WSGI_APPLICATION = "project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": setting(
+        "DATABASE_URL", "db_url", default=f"sqlite:///{VAR_DIR / 'skillboard.sqlite3'}"
+    ),
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+
+EMAIL_CONFIG = setting("EMAIL_URL", "email_url", default="consolemail://")
+vars().update(EMAIL_CONFIG)
+DEFAULT_FROM_EMAIL = "Skillboard <reminders@skillboard.local>"
+
+LOGIN_URL = "admin:login"
+
+# DynamoDB
+DYNAMODB_ENDPOINT = setting(
+    "DYNAMODB_ENDPOINT",
+    "str",
+    default=None,
+    check=lambda v: re.fullmatch(r"https?://[^\s/]+(:\d+)?/?", v) is not None,
+    hint="expected a URL such as http://127.0.0.1:8000",
+)
+AWS_REGION = setting(
+    "AWS_REGION",
+    "str",
+    default="us-east-1",
+    check=lambda v: re.fullmatch(r"[a-z]{2}(-[a-z]+)+-\d", v) is not None,
+    hint="expected an AWS region name such as us-east-1",
+)
+DYNAMODB_TABLE_PREFIX = setting(
+    "DYNAMODB_TABLE_PREFIX",
+    "str",
+    default="skillboard-dev-",
+    check=lambda v: re.fullmatch(r"[A-Za-z0-9_.-]{0,200}", v) is not None,
+    hint="table names allow letters, digits, '_', '-' and '.'",
+)
+LEADERBOARD_SHARDS = setting(
+    "LEADERBOARD_SHARDS", "int", default=1, check=lambda v: 1 <= v <= 64, hint="between 1 and 64"
+)
+USER_PURGE_AFTER_DAYS = setting(
+    "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
+)
+# One pooled connection per server thread at least (runserver and gunicorn threads).
+DYNAMODB_MAX_POOL_CONNECTIONS = 32
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+}

@@ -1,0 +1,152 @@
+"""Each learner's statistics: XP, streak, efficiency, accuracy and the next reminder."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import UTC, datetime
+
+from django.conf import settings
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+
+from dynamo.indexes import AllProjection, GlobalIndex
+from dynamo.models import DynamoMeta, DynamoModel
+from dynamo.validators import FieldErrors, number_between, whole_number
+
+METRICS = ("xp", "streak", "efficiency", "accuracy")
+BUCKET_FORMAT = "%Y-%m-%d-%H"
+
+
+def leaderboard_partition_for(username: str, shards: int | None = None) -> str:
+    """Return the leaderboard partition of a user: `ALL`, or `ALL#k` with k a stable hash."""
+    shards = settings.LEADERBOARD_SHARDS if shards is None else shards
+    if shards <= 1:
+        return "ALL"
+    return f"ALL#{zlib.crc32(username.encode('utf-8')) % shards}"
+
+
+def leaderboard_partitions(shards: int | None = None) -> list[str]:
+    """Return every leaderboard partition for a shard count."""
+    shards = settings.LEADERBOARD_SHARDS if shards is None else shards
+    return ["ALL"] if shards <= 1 else [f"ALL#{k}" for k in range(shards)]
+
+
+def reminder_bucket(when: datetime) -> str:
+    """Return the UTC hour bucket (`YYYY-MM-DD-HH`) a reminder time falls in."""
+    return when.astimezone(UTC).strftime(BUCKET_FORMAT)
+
+
+class LeaderboardIndex(GlobalIndex):
+    """A leaderboard partition sorted by one metric, ties by username."""
+
+    class Meta:
+        projection = AllProjection()
+
+    leaderboard_partition = UnicodeAttribute(hash_key=True)
+
+
+class XpIndex(LeaderboardIndex):
+    class Meta:
+        index_name = "gsi_leaderboard_xp"
+        projection = AllProjection()
+
+    xp = NumberAttribute(range_key=True)
+    username = UnicodeAttribute(range_key=True)
+
+
+class StreakIndex(LeaderboardIndex):
+    class Meta:
+        index_name = "gsi_leaderboard_streak"
+        projection = AllProjection()
+
+    streak = NumberAttribute(range_key=True)
+    username = UnicodeAttribute(range_key=True)
+
+
+class EfficiencyIndex(LeaderboardIndex):
+    class Meta:
+        index_name = "gsi_leaderboard_efficiency"
+        projection = AllProjection()
+
+    efficiency = NumberAttribute(range_key=True)
+    username = UnicodeAttribute(range_key=True)
+
+
+class AccuracyIndex(LeaderboardIndex):
+    class Meta:
+        index_name = "gsi_leaderboard_accuracy"
+        projection = AllProjection()
+
+    accuracy = NumberAttribute(range_key=True)
+    username = UnicodeAttribute(range_key=True)
+
+
+class ReminderIndex(GlobalIndex):
+    """Users whose next reminder falls in one UTC hour, soonest first (sparse)."""
+
+    class Meta:
+        index_name = "gsi_user_stats_reminders"
+        projection = AllProjection()
+
+    next_reminder_bucket = UnicodeAttribute(hash_key=True)
+    next_reminder_at = UTCDateTimeAttribute(range_key=True)
+
+
+class UserStats(DynamoModel):
+    """A learner's running statistics and reminder schedule."""
+
+    app_label = "stats"
+    model_name = "userstats"
+    verbose_name = "user stats"
+    verbose_name_plural = "user stats"
+
+    class Meta(DynamoMeta):
+        table_suffix = "user-stats"
+
+    username = UnicodeAttribute(hash_key=True)
+    xp = NumberAttribute(default=0)
+    streak = NumberAttribute(default=0)
+    efficiency = NumberAttribute(default=0)
+    accuracy = NumberAttribute(default=0)
+    leaderboard_partition = UnicodeAttribute(null=True)
+    next_reminder_bucket = UnicodeAttribute(null=True)
+    next_reminder_at = UTCDateTimeAttribute(null=True)
+    last_reminded_at = UTCDateTimeAttribute(null=True)
+
+    gsi_leaderboard_xp = XpIndex()
+    gsi_leaderboard_streak = StreakIndex()
+    gsi_leaderboard_efficiency = EfficiencyIndex()
+    gsi_leaderboard_accuracy = AccuracyIndex()
+    gsi_user_stats_reminders = ReminderIndex()
+
+    @classmethod
+    def leaderboard_index(cls, metric: str) -> LeaderboardIndex:
+        """Return the index that ranks users by a metric."""
+        if metric not in METRICS:
+            raise ValueError(f"Unknown metric {metric!r}: choose one of {', '.join(METRICS)}.")
+        return getattr(cls, f"gsi_leaderboard_{metric}")
+
+    def field_errors(self) -> dict[str, list[str]]:
+        errors = FieldErrors()
+        errors.require("username", self.username)
+        for name in ("xp", "streak"):
+            if errors.require(name, getattr(self, name)):
+                errors.check(name, whole_number(0), getattr(self, name))
+        for name in ("efficiency", "accuracy"):
+            if errors.require(name, getattr(self, name)):
+                errors.check(name, number_between(0, 100), getattr(self, name))
+        if (self.next_reminder_at is None) != (self.next_reminder_bucket is None):
+            errors.add("next_reminder_at", "A reminder needs both its time and its hour bucket.")
+        elif self.next_reminder_at is not None and self.next_reminder_bucket != reminder_bucket(
+            self.next_reminder_at
+        ):
+            errors.add("next_reminder_bucket", "The bucket must be the reminder's UTC hour.")
+        return errors
+
+    def stamp(self) -> None:
+        super().stamp()
+        self.leaderboard_partition = leaderboard_partition_for(self.username)
+
+    def schedule_reminder(self, when: datetime | None) -> None:
+        """Set the next reminder time and its hour bucket (None removes the reminder)."""
+        self.next_reminder_at = when
+        self.next_reminder_bucket = None if when is None else reminder_bucket(when)

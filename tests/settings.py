@@ -1,0 +1,13 @@
+"""Test settings: the project's settings with a test key, a test table prefix and fast hashing."""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-that-is-long-enough-0123456789")
+os.environ.setdefault("DYNAMODB_TABLE_PREFIX", "skillboard-test-")
+os.environ.setdefault("EMAIL_URL", "memorymail://")
+os.environ.pop("DYNAMODB_ENDPOINT", None)  # each test points the models at its own engine
+
+from project.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+ALLOWED_HOSTS = ["*"]

@@ -1,0 +1,137 @@
+"""create_tables and delete_tables: the tables and indexes the architecture names."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from dynamo import tables
+from dynamo.models import client_for
+from stats.models import UserStats
+from users.models import UserSkill
+
+EXPECTED = {
+    "users": (
+        [("username", "HASH")],
+        {
+            "gsi_created_month": [("created_month", "HASH"), ("created_at", "RANGE")],
+            "gsi_deleted_at": [("deleted_at", "HASH")],
+        },
+    ),
+    "skills": (
+        [("skill_id", "HASH")],
+        {
+            "gsi_category": [("category", "HASH"), ("name", "RANGE")],
+        },
+    ),
+    "user-skills": (
+        [("username", "HASH"), ("skill_id", "RANGE")],
+        {
+            "gsi_skill_id": [("skill_id", "HASH"), ("username", "RANGE")],
+            "gsi_user_created_at": [("username", "HASH"), ("created_at", "RANGE")],
+            "gsi_skill_level": [
+                ("skill_name", "HASH"),
+                ("proficiency", "RANGE"),
+                ("years", "RANGE"),
+            ],
+        },
+    ),
+    "user-stats": (
+        [("username", "HASH")],
+        {
+            **{
+                f"gsi_leaderboard_{metric}": [
+                    ("leaderboard_partition", "HASH"),
+                    (metric, "RANGE"),
+                    ("username", "RANGE"),
+                ]
+                for metric in ("xp", "streak", "efficiency", "accuracy")
+            },
+            "gsi_user_stats_reminders": [
+                ("next_reminder_bucket", "HASH"),
+                ("next_reminder_at", "RANGE"),
+            ],
+        },
+    ),
+    "admin-log": ([("object_key", "HASH"), ("logged_at", "RANGE")], {}),
+}
+
+
+def key_schema(entries):
+    return [(e["AttributeName"], e["KeyType"]) for e in entries]
+
+
+def test_it_creates_every_table_with_the_architecture_keys_and_indexes(bare_engine):
+    call_command("create_tables")
+
+    stored = {}
+    for model in tables.all_models():
+        description = tables.describe(model)
+        suffix = model.Meta.table_suffix
+        assert description["TableName"].endswith(suffix)
+        assert description["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+        stored[suffix] = (
+            key_schema(description["KeySchema"]),
+            {
+                i["IndexName"]: key_schema(i["KeySchema"])
+                for i in description.get("GlobalSecondaryIndexes", [])
+            },
+        )
+        for index in description.get("GlobalSecondaryIndexes", []):
+            assert index["Projection"]["ProjectionType"] == "ALL"
+    assert stored == EXPECTED
+
+
+def test_running_create_tables_twice_changes_nothing(bare_engine, capsys):
+    call_command("create_tables")
+    call_command("create_tables")
+
+    assert "nothing to do" in capsys.readouterr().out
+    call_command("create_tables", "--check")
+
+
+def test_check_reports_a_missing_index_and_create_tables_adds_it(bare_engine, capsys):
+    call_command("create_tables")
+    client_for(UserSkill).update_table(
+        TableName=UserSkill.Meta.table_name,
+        GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gsi_skill_level"}}],
+    )
+    tables.wait_until_active(UserSkill)
+    _wait_until_index_gone(UserSkill, "gsi_skill_level")
+    capsys.readouterr()
+
+    with pytest.raises(CommandError, match="1 difference"):
+        call_command("create_tables", "--check")
+    assert "index gsi_skill_level is missing" in capsys.readouterr().out
+
+    call_command("create_tables")
+    assert tables.drift(UserSkill) == []
+
+
+def test_check_reports_a_missing_table(bare_engine, capsys):
+    with pytest.raises(CommandError):
+        call_command("create_tables", "--check")
+    assert f"{UserStats.Meta.table_name}: table is missing" in capsys.readouterr().out
+
+
+def test_delete_tables_wants_confirmation_and_then_drops_every_table(bare_engine):
+    call_command("create_tables")
+
+    with pytest.raises(CommandError, match="--yes"):
+        call_command("delete_tables")
+    assert tables.describe(UserStats) is not None
+
+    call_command("delete_tables", "--yes")
+    assert all(tables.describe(model) is None for model in tables.all_models())
+
+
+def _wait_until_index_gone(model, index_name):
+    import time
+
+    for _ in range(200):
+        names = {i["IndexName"] for i in tables.describe(model).get("GlobalSecondaryIndexes", [])}
+        if index_name not in names:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{index_name} was not deleted")

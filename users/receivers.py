@@ -1,0 +1,14 @@
+"""Keep user-skills' copies of catalog data in step with the catalog."""
+
+from __future__ import annotations
+
+from django.dispatch import receiver
+
+from catalog.signals import skill_saved
+
+from .models import UserSkill
+
+
+@receiver(skill_saved)
+def sync_copies_of_saved_skill(sender, skill, **kwargs) -> None:
+    UserSkill.sync_with_catalog(skill)
