@@ -111,6 +111,18 @@ class UserStats(DynamoModel):
     next_reminder_bucket = UnicodeAttribute(null=True)
     next_reminder_at = UTCDateTimeAttribute(null=True)
     last_reminded_at = UTCDateTimeAttribute(null=True)
+    # Running totals behind the metrics (see stats/activity.py for the definitions).
+    questions_answered = NumberAttribute(default=0)
+    questions_correct = NumberAttribute(default=0)
+    minutes_studied = NumberAttribute(default=0)
+    sessions = NumberAttribute(default=0)
+    last_active_day = UnicodeAttribute(null=True)  # YYYY-MM-DD, UTC
+    # Reminder delivery (see stats/reminders.py): chosen hour, claim lease, retries.
+    reminder_hour = NumberAttribute(null=True)  # 0-23, UTC
+    reminder_claim = UnicodeAttribute(null=True)
+    reminder_lease_until = UTCDateTimeAttribute(null=True)
+    reminder_attempts = NumberAttribute(default=0)
+    last_reminder_error = UnicodeAttribute(null=True)
 
     gsi_leaderboard_xp = XpIndex()
     gsi_leaderboard_streak = StreakIndex()
@@ -128,12 +140,19 @@ class UserStats(DynamoModel):
     def field_errors(self) -> dict[str, list[str]]:
         errors = FieldErrors()
         errors.require("username", self.username)
-        for name in ("xp", "streak"):
+        for name in ("xp", "streak", "questions_answered", "questions_correct", "sessions"):
             if errors.require(name, getattr(self, name)):
                 errors.check(name, whole_number(0), getattr(self, name))
         for name in ("efficiency", "accuracy"):
             if errors.require(name, getattr(self, name)):
                 errors.check(name, number_between(0, 100), getattr(self, name))
+        answered, correct = self.questions_answered, self.questions_correct
+        if answered is not None and correct is not None and correct > answered:
+            errors.add("questions_correct", "Cannot exceed the questions answered.")
+        if self.minutes_studied is not None and self.minutes_studied < 0:
+            errors.add("minutes_studied", "Must be 0 or more.")
+        if self.reminder_hour is not None:
+            errors.check("reminder_hour", whole_number(0, 23), self.reminder_hour)
         if (self.next_reminder_at is None) != (self.next_reminder_bucket is None):
             errors.add("next_reminder_at", "A reminder needs both its time and its hour bucket.")
         elif self.next_reminder_at is not None and self.next_reminder_bucket != reminder_bucket(
