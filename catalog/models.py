@@ -80,6 +80,7 @@ class Skill(DynamoModel):
 
     def save(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """Store the skill, then let holders' copies follow its name and category."""
+        created = self.version is None
         result = super().save(*args, **kwargs)
-        skill_saved.send(sender=type(self), skill=self)
+        skill_saved.send(sender=type(self), skill=self, created=created)
         return result

@@ -2,5 +2,5 @@
 
 from django.dispatch import Signal
 
-# Sent after a catalog skill is saved, with `skill`: its denormalized copies may be stale.
+# Sent after a catalog skill is saved, with `skill` and `created`: copies may now be stale.
 skill_saved = Signal()

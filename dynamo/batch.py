@@ -42,7 +42,7 @@ def write_requests(
     model: type[DynamoModel],
     requests: list[dict[str, Any]],
     *,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
 ) -> int:
     """Send up to 25 raw write requests, resending what comes back unprocessed; return calls."""
     table = model.Meta.table_name
@@ -59,7 +59,7 @@ def write_requests(
                 pending,
             )
         if pending:
-            sleep(backoff_delay(attempt))
+            (sleep or time.sleep)(backoff_delay(attempt))
     return attempt
 
 

@@ -17,14 +17,19 @@ if (BASE_DIR / ".env").is_file():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 
+BOOLEAN_WORDS = {"true", "false", "1", "0", "yes", "no", "on", "off", "y", "n", "t", "f"}
+
+
 def setting(name: str, cast: str, check=None, hint: str = "", **kwargs: Any) -> Any:
     """Read one variable with an explicit cast; a bad value stops start-up naming the variable."""
+    raw = env.str(name, default=None)
+    if cast == "bool" and raw is not None and raw.strip().lower() not in BOOLEAN_WORDS:
+        raise ImproperlyConfigured(f"{name} has a bad value {raw!r}: expected true or false")
     try:
         value = getattr(env, cast)(name, **kwargs)
-    except ImproperlyConfigured:
-        raise
     except Exception as exc:  # django-environ raises whatever the cast raises
-        raise ImproperlyConfigured(f"{name} has a bad value: {exc}") from exc
+        reason = " ".join(str(exc).split())
+        raise ImproperlyConfigured(f"{name} has a bad value: {reason}") from exc
     if check is not None and value is not None and not check(value):
         raise ImproperlyConfigured(f"{name} has a bad value {value!r}: {hint}")
     return value
@@ -89,7 +94,11 @@ TEMPLATES = [
 
 DATABASES = {
     "default": setting(
-        "DATABASE_URL", "db_url", default=f"sqlite:///{VAR_DIR / 'skillboard.sqlite3'}"
+        "DATABASE_URL",
+        "db_url",
+        default=f"sqlite:///{VAR_DIR / 'skillboard.sqlite3'}",
+        check=lambda v: v.get("ENGINE") in set(environ.Env.DB_SCHEMES.values()),
+        hint=f"the scheme must be one of {', '.join(sorted(environ.Env.DB_SCHEMES))}",
     ),
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -10,5 +10,6 @@ from .models import UserSkill
 
 
 @receiver(skill_saved)
-def sync_copies_of_saved_skill(sender, skill, **kwargs) -> None:
-    UserSkill.sync_with_catalog(skill)
+def sync_copies_of_saved_skill(sender, skill, created=False, **kwargs) -> None:
+    if not created:  # a new skill has no holders yet
+        UserSkill.sync_with_catalog(skill)

@@ -1,0 +1,47 @@
+# Skillboard: `make run` starts everything locally; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+ADDR ?= 127.0.0.1:8000
+SEED_USERS ?= 500
+
+.PHONY: run test lint format install system-deps dynamodb-local bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+.env:
+	cp .env.example .env
+
+system-deps:
+	bin/install-system-deps
+
+dynamodb-local: install system-deps
+	$(PY) -m dynamo.local install
+
+## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server.
+run: dynamodb-local .env
+	$(PY) -m dynamo.local serve $(ADDR) --users $(SEED_USERS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+## test: lint, then every test on moto and on DynamoDB Local, browser tests included.
+test: dynamodb-local lint
+	bin/install-system-deps --browser
+	$(PY) -m pytest; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; \
+	exit $$status
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

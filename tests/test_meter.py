@@ -1,0 +1,42 @@
+"""The request meter counts each request's and command's DynamoDB calls and capacity."""
+
+from __future__ import annotations
+
+from catalog.models import Skill
+from dynamo import meter
+
+
+def test_it_counts_calls_time_and_read_and_write_capacity(dynamo):
+    with meter.metered() as metered:
+        Skill("python", name="Python", category="Programming").save()
+        Skill.get("python")
+        list(Skill.gsi_category.query("Programming"))
+
+    assert [call.operation for call in metered.calls] == ["PutItem", "GetItem", "Query"]
+    assert metered.write_units >= 1
+    assert metered.read_units > 0
+    assert metered.seconds > 0
+    assert "3 DynamoDB calls" in metered.summary()
+
+
+def test_nested_meters_each_see_their_own_calls_and_the_outer_sees_all(dynamo):
+    with meter.metered() as outer:
+        Skill.get_or_none("nothing")
+        with meter.metered() as inner:
+            Skill.get_or_none("nothing")
+
+    assert (inner.count, outer.count) == (1, 2)
+
+
+def test_calls_outside_a_meter_are_not_recorded(dynamo):
+    Skill.get_or_none("nothing")
+
+    assert meter.current() is None
+
+
+def test_every_response_carries_its_dynamodb_figures(dynamo, client):
+    response = client.get("/healthz")
+
+    assert response["X-DynamoDB-Calls"] == "5"
+    assert response["X-DynamoDB-Capacity"] == "read=0; write=0"
+    assert response["Server-Timing"].startswith("dynamodb;dur=")
