@@ -135,3 +135,9 @@ def _wait_until_index_gone(model, index_name):
             return
         time.sleep(0.05)
     raise AssertionError(f"{index_name} was not deleted")
+
+
+def test_a_verbose_run_reports_its_dynamodb_calls(bare_engine, capsys):
+    call_command("create_tables", verbosity=2)
+
+    assert "DynamoDB: " in capsys.readouterr().err

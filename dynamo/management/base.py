@@ -25,13 +25,16 @@ def describe_engine_error(exc: BaseException) -> str:
 
 
 class DynamoCommand(BaseCommand):
-    """A command whose DynamoDB calls are metered and whose engine failures exit non-zero."""
+    """A command whose DynamoDB calls are metered (-v 2 prints them) and whose failures exit 1."""
 
     def execute(self, *args, **options):
         with meter.metered() as command_meter:
             self.meter = command_meter
             try:
-                return super().execute(*args, **options)
+                output = super().execute(*args, **options)
+                if options.get("verbosity", 1) >= 2:
+                    self.stderr.write(f"DynamoDB: {command_meter.summary()}")
+                return output
             except (BotoCoreError, ClientError, PynamoDBException, EngineUnavailable) as exc:
                 raise CommandError(describe_engine_error(exc)) from exc
             except ConflictError as exc:
