@@ -1,0 +1,126 @@
+"""Leaderboard ranking: merged shards page for page equal a brute-force sort."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dynamo.batch import batch_put
+from stats import leaderboard
+from stats.leaderboard import BadLeaderboardRequest, rank_sorted
+from stats.models import METRICS, UserStats, leaderboard_partition_for
+
+USERS = 90
+
+
+def make_stats(count: int, shards: int, seed: int = 7) -> list[UserStats]:
+    rng = random.Random(seed)
+    items = []
+    for n in range(count):
+        username = f"user{n:03d}"
+        items.append(
+            UserStats(
+                username,
+                # Narrow ranges make plenty of ties.
+                xp=rng.randrange(0, 40) * 10,
+                streak=rng.randrange(0, 12),
+                efficiency=rng.choice([0, 12.5, 50, 50.5, 75, 99.9, 100]),
+                accuracy=rng.randrange(0, 20) * 5.0,
+                leaderboard_partition=leaderboard_partition_for(username, shards),
+            )
+        )
+    return items
+
+
+@pytest.fixture
+def board(dynamo, settings, request):
+    settings.LEADERBOARD_SHARDS = request.param
+    items = make_stats(USERS, request.param)
+    batch_put(UserStats, items)
+    return items
+
+
+def walk(metric: str, limit: int) -> list[tuple[int, str]]:
+    rows, cursor = [], None
+    for _ in range(USERS):
+        page = leaderboard.top(metric, cursor=cursor, limit=limit)
+        rows += [(row.rank, row.username) for row in page.rows]
+        cursor = page.next_cursor
+        if not cursor:
+            return rows
+    raise AssertionError("the pages never ended")
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+@pytest.mark.parametrize("metric", METRICS)
+def test_every_page_in_turn_equals_a_brute_force_ranking(board, metric):
+    expected = [(row.rank, row.username) for row in rank_sorted(board, metric)]
+
+    assert walk(metric, limit=25) == expected
+
+
+@pytest.mark.parametrize("board", [4], indirect=True, ids=["4-shards"])
+def test_a_page_reads_each_shard_once(board):
+    from dynamo.meter import metered
+
+    first = leaderboard.top("xp", limit=20)
+    with metered() as meter:
+        leaderboard.top("xp", cursor=first.next_cursor, limit=20)
+
+    assert meter.count_of("Query") == 4
+    assert meter.count_of("Scan") == 0
+    assert meter.count == 4
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_equal_scores_share_a_rank_and_the_next_rank_skips(board):
+    rows = walk("streak", limit=10)
+
+    ranks = [rank for rank, _ in rows]
+    assert len(set(ranks)) < len(ranks)
+    for position, (rank, _) in enumerate(rows, start=1):
+        assert rank <= position
+        assert rank == position or rank == rows[position - 2][0]
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+@pytest.mark.parametrize("where", ["top", "middle", "bottom"])
+def test_a_users_rank_and_neighbours_match_the_brute_force_ranking(board, where):
+    expected = rank_sorted(board, "xp")
+    position = {"top": 0, "middle": USERS // 2, "bottom": USERS - 1}[where]
+    username = expected[position].username
+
+    result = leaderboard.around("xp", username, window=3)
+
+    assert result.user_rank == expected[position].rank
+    window = expected[max(0, position - 3) : position + 4]
+    assert [(r.rank, r.username) for r in result.rows] == [(r.rank, r.username) for r in window]
+
+
+def test_a_user_without_stats_has_no_rank(dynamo):
+    assert leaderboard.around("xp", "nobody") is None
+
+
+def test_the_top_of_an_empty_board_is_empty(dynamo):
+    page = leaderboard.top("accuracy")
+
+    assert (page.rows, page.next_cursor) == ([], "")
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_a_cursor_made_for_another_metric_or_shard_count_is_refused(board, settings):
+    cursor = leaderboard.top("xp", limit=10).next_cursor
+
+    with pytest.raises(BadLeaderboardRequest):
+        leaderboard.top("streak", cursor=cursor)
+    settings.LEADERBOARD_SHARDS = 2
+    with pytest.raises(BadLeaderboardRequest):
+        leaderboard.top("xp", cursor=cursor)
+    with pytest.raises(BadLeaderboardRequest):
+        leaderboard.top("xp", cursor=cursor[:-3] + "abc")
+
+
+def test_an_unknown_metric_is_refused(dynamo):
+    with pytest.raises(BadLeaderboardRequest, match="choose one of xp, streak"):
+        leaderboard.top("karma")
