@@ -1,0 +1,63 @@
+"""Send batches of write requests from a few threads at once, metered like any other call."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from .batch import write_requests
+from .models import DynamoModel, client_for
+
+DEFAULT_THREADS = 4
+
+Batch = tuple[type[DynamoModel], list[dict[str, Any]]]
+
+
+def write_batches(
+    batches: Iterable[Batch],
+    *,
+    threads: int = DEFAULT_THREADS,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Write (model, up to 25 requests) batches on `threads` threads; return requests sent.
+
+    Batches are drawn lazily, so a generator producing them runs while earlier ones are in
+    flight; `on_batch` is called on the calling thread with each finished batch's size.
+    """
+    sent = 0
+    warmed: set[type[DynamoModel]] = set()
+    in_flight: set[Future[int]] = set()
+
+    def collect(done: set[Future[int]]) -> None:
+        nonlocal sent
+        for future in done:
+            size = future.result()
+            sent += size
+            if on_batch:
+                on_batch(size)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dynamo-batch") as pool:
+        try:
+            for model, requests in batches:
+                if model not in warmed:
+                    client_for(model)  # make the shared client here, not racing in the threads
+                    warmed.add(model)
+                if len(in_flight) >= threads * 2:
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    collect(done)
+                # Each task runs in a copy of this context, so the open meter sees its calls.
+                context = contextvars.copy_context()
+                in_flight.add(pool.submit(context.run, _write, model, requests))
+            collect(in_flight)
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
+    return sent
+
+
+def _write(model: type[DynamoModel], requests: list[dict[str, Any]]) -> int:
+    write_requests(model, requests)
+    return len(requests)

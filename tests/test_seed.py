@@ -1,0 +1,164 @@
+"""seed: a deterministic demo data set of catalog, learners, user-skills and stats."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from io import StringIO
+
+import pytest
+from django.contrib.auth.hashers import is_password_usable
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from catalog.models import CATEGORIES, Skill
+from dynamo import backup, tables
+from dynamo.batch import batch_delete
+from stats.models import UserStats, reminder_bucket
+from users.models import PROFICIENCIES, User, UserSkill
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+
+
+def seed(**options) -> str:
+    out = StringIO()
+    call_command("seed", users=20, now=NOW.isoformat(), stdout=out, **options)
+    return out.getvalue()
+
+
+def snapshot() -> list[str]:
+    """Every stored item of every table as a sorted list of backup lines."""
+    return sorted(
+        backup.to_line(model, item)
+        for model in tables.all_models()
+        for item in backup.scan_items(model)
+    )
+
+
+def empty_all_tables() -> None:
+    for model in tables.all_models():
+        batch_delete(model, model.scan())
+
+
+def test_it_writes_a_catalog_covering_every_category(dynamo):
+    seed()
+
+    skills = list(Skill.scan())
+    assert len(skills) >= 40
+    assert {skill.category for skill in skills} == set(CATEGORIES)
+    assert all(skill.description and skill.tags for skill in skills)
+
+
+def test_it_writes_the_requested_learners_with_unique_names_and_emails(dynamo):
+    output = seed()
+
+    users = list(User.scan())
+    assert len(users) == 20
+    assert len({u.username for u in users}) == len({u.email for u in users}) == 20
+    assert all(" " in u.name for u in users)
+    assert not any(is_password_usable(u.password_hash) for u in users)
+    assert "Seeded 48 skills, 20 users" in output
+
+
+def test_sign_ups_spread_over_the_past_eighteen_months(dynamo):
+    call_command("seed", users=80, now=NOW.isoformat(), stdout=StringIO())
+
+    users = list(User.scan())
+    assert all(NOW - timedelta(days=550) <= u.created_at <= NOW for u in users)
+    months = {u.created_month for u in users}
+    assert len(months) >= 12
+    assert months == {u.created_at.strftime("%Y-%m") for u in users}
+
+
+def test_each_learner_holds_one_to_eight_catalog_skills_with_copied_names(dynamo):
+    seed()
+
+    catalog = {skill.skill_id: skill for skill in Skill.scan()}
+    holdings = list(UserSkill.scan())
+    per_user: dict[str, int] = {}
+    for holding in holdings:
+        per_user[holding.username] = per_user.get(holding.username, 0) + 1
+        skill = catalog[holding.skill_id]
+        assert (holding.skill_name, holding.category) == (skill.name, skill.category)
+        assert 0 <= holding.years <= 60
+    assert len(per_user) == 20
+    assert all(1 <= count <= 8 for count in per_user.values())
+    assert {h.proficiency for h in holdings} == set(PROFICIENCIES)
+
+
+def test_some_learners_are_expert_in_python_with_five_years_or_more(dynamo):
+    seed()
+
+    experts = list(UserSkill.search("Python", "Expert", 5))
+    assert experts
+    assert all(e.proficiency == "Expert" and e.years >= 5 for e in experts)
+
+
+def test_each_learner_has_stats_with_a_reminder_in_the_next_two_days(dynamo):
+    seed()
+
+    stats = list(UserStats.scan())
+    assert len(stats) == 20
+    for item in stats:
+        assert item.xp == int(item.xp) >= 0 and item.streak == int(item.streak) >= 0
+        assert 0 <= item.efficiency <= 100 and 0 <= item.accuracy <= 100
+        assert NOW < item.next_reminder_at <= NOW + timedelta(hours=48)
+        assert item.next_reminder_bucket == reminder_bucket(item.next_reminder_at)
+    assert len({item.xp for item in stats}) > 10
+    assert len({item.next_reminder_bucket for item in stats}) > 10
+
+
+def test_the_same_seed_and_time_give_identical_items(dynamo):
+    seed(random_seed=7)
+    first = snapshot()
+    empty_all_tables()
+
+    seed(random_seed=7)
+
+    assert snapshot() == first
+
+
+def test_another_seed_gives_other_learners(dynamo):
+    seed(random_seed=7)
+    first = {u.username for u in User.scan()}
+    empty_all_tables()
+
+    seed(random_seed=8)
+
+    assert {u.username for u in User.scan()} != first
+
+
+def test_if_empty_leaves_a_populated_users_table_alone(dynamo):
+    User("alice", name="Alice", email="alice@example.com").save()
+
+    output = seed(if_empty=True)
+
+    assert "nothing seeded" in output
+    assert [u.username for u in User.scan()] == ["alice"]
+    assert list(Skill.scan()) == []
+
+
+def test_if_empty_seeds_an_empty_users_table(dynamo):
+    seed(if_empty=True)
+
+    assert len(list(User.scan())) == 20
+
+
+def test_without_a_terminal_it_prints_plain_progress_lines(dynamo):
+    output = seed()
+
+    assert "Seeding: " in output
+    assert "(100%)" in output
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"now": "yesterday"}, "not an ISO-8601 time"),
+        ({"users": -1}, "--users must be 0 or more"),
+    ],
+)
+def test_bad_options_are_command_errors(dynamo, options, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("seed", **{"users": 1, **options}, stdout=StringIO())
+
+    assert list(User.scan()) == []

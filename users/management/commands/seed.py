@@ -1,0 +1,110 @@
+"""Seed a deterministic demo data set: catalog, learners, their skills and statistics."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+
+from django.core.management.base import CommandError
+
+from catalog.demo import demo_skills
+from dynamo.batch import BATCH_SIZE, prepare_new, put_request
+from dynamo.management.base import DynamoCommand
+from dynamo.management.progress import Progress
+from dynamo.models import DynamoModel, utcnow
+from dynamo.parallel import DEFAULT_THREADS, Batch, write_batches
+from users.demo import SIGN_UP_SPAN, DemoLearners
+from users.models import User
+
+DEFAULT_SEED = 42
+
+
+def parse_now(value: str) -> datetime:
+    """Parse an ISO-8601 time; a time without an offset is taken as UTC."""
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise CommandError(f"--now {value!r} is not an ISO-8601 time.") from exc
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.replace(microsecond=when.microsecond // 1000 * 1000)
+
+
+def users_table_has_items() -> bool:
+    """Return whether the users table holds any item (a Scan with Limit=1)."""
+    return next(iter(User.scan(limit=1, attributes_to_get=["username"])), None) is not None
+
+
+def in_batches(items: Iterable[DynamoModel]) -> Iterator[Batch]:
+    """Group items into per-table batches of put requests, 25 at most."""
+    pending: dict[type[DynamoModel], list] = {}
+    for item in items:
+        requests = pending.setdefault(type(item), [])
+        requests.append(put_request(item))
+        if len(requests) == BATCH_SIZE:
+            yield type(item), pending.pop(type(item))
+    for model, requests in pending.items():
+        yield model, requests
+
+
+class Command(DynamoCommand):
+    help = (
+        "Write a deterministic demo data set: the skills catalog, N learners with 1-8 skills "
+        "each and one stats item per learner with a reminder in the next 48 hours. The same "
+        "--random-seed and --now give identical items; items with the same keys are overwritten."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--users", type=int, default=100, help="Learners to create (100).")
+        parser.add_argument(
+            "--random-seed",
+            type=int,
+            default=DEFAULT_SEED,
+            help=f"Seed of the generator; the same seed gives the same data ({DEFAULT_SEED}).",
+        )
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="Do nothing when the users table already holds an item.",
+        )
+        parser.add_argument(
+            "--now",
+            help="ISO-8601 time anchoring sign-ups (past 18 months) and reminders (next 48 "
+            "hours); defaults to the current time.",
+        )
+        parser.add_argument(
+            "--threads",
+            type=int,
+            default=DEFAULT_THREADS,
+            help=f"Batches written in parallel ({DEFAULT_THREADS}).",
+        )
+
+    def handle(self, *args, **options):
+        users, threads = options["users"], options["threads"]
+        if users < 0:
+            raise CommandError("--users must be 0 or more.")
+        if threads < 1:
+            raise CommandError("--threads must be 1 or more.")
+        now = parse_now(options["now"]) if options["now"] else utcnow()
+        if options["if_empty"] and users_table_has_items():
+            self.stdout.write("The users table already holds data: nothing seeded.")
+            return
+        started = time.perf_counter()
+        catalog = [prepare_new(skill) for skill in demo_skills(now - SIGN_UP_SPAN)]
+        for skill in catalog:
+            skill.updated_at = skill.created_at
+        learners = list(DemoLearners(options["random_seed"], now, catalog).generate(users))
+        items: list[DynamoModel] = [*catalog]
+        for learner in learners:
+            items.extend(learner.items())
+        with Progress(self.stdout, len(items), "Seeding") as progress:
+            written = write_batches(in_batches(items), threads=threads, on_batch=progress.update)
+        holdings = sum(len(learner.skills) for learner in learners)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Seeded {len(catalog)} skills, {len(learners)} users, "
+                f"{holdings} user-skills and {len(learners)} stats "
+                f"({written} items) in {time.perf_counter() - started:.1f} s: "
+                f"{self.meter.summary()}."
+            )
+        )
