@@ -1,0 +1,128 @@
+"""The leaderboard page and its JSON variant."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynamo.batch import batch_put
+from stats.models import UserStats
+from users.models import User
+
+LEARNERS = [
+    ("alice", "Alice Liddell", 900, 5, 80.0, 91.5),
+    ("bob", "Bob Stone", 700, 12, 40.0, 70.0),
+    ("carol", "Carol Danvers", 700, 1, 95.5, 88.0),
+    ("dave", "Dave Lister", 300, 0, 10.0, 50.0),
+    ("erin", "Erin Brook", 100, 3, 60.0, 99.0),
+]
+
+
+@pytest.fixture
+def learners(dynamo, settings):
+    settings.LEADERBOARD_SHARDS = 2
+    batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in LEARNERS])
+    batch_put(
+        UserStats,
+        [UserStats(u, xp=xp, streak=s, efficiency=e, accuracy=a) for u, _, xp, s, e, a in LEARNERS],
+    )
+
+
+def test_the_page_ranks_learners_with_a_podium_and_shared_ranks(client, learners):
+    response = client.get("/leaderboard/?metric=xp")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'class="podium"' in html
+    assert html.index("Alice Liddell") < html.index("Carol Danvers") < html.index("Bob Stone")
+    podium = response.context["podium"]
+    assert [(r["rank"], r["username"]) for r in podium] == [(1, "alice"), (2, "carol"), (2, "bob")]
+    assert "max-age=30" in response["Cache-Control"] and "public" in response["Cache-Control"]
+    assert "Accept" in response["Vary"]
+    assert response["X-DynamoDB-Calls"] == "3"  # one Query per shard and one BatchGetItem
+
+
+@pytest.mark.parametrize(
+    "request_kwargs",
+    [
+        {"path": "/leaderboard/?metric=accuracy&format=json"},
+        {"path": "/leaderboard/?metric=accuracy", "HTTP_ACCEPT": "application/json"},
+    ],
+    ids=["format", "accept"],
+)
+def test_the_json_variant_serves_the_same_ranking(client, learners, request_kwargs):
+    response = client.get(**request_kwargs)
+
+    assert response.status_code == 200
+    data = response.json()
+    assert data["metric"] == "accuracy" and data["next"] is None
+    assert data["results"][0] == {
+        "rank": 1,
+        "username": "erin",
+        "name": "Erin Brook",
+        "xp": 100,
+        "streak": 3,
+        "efficiency": 60,
+        "accuracy": 99,
+    }
+    assert [r["username"] for r in data["results"]] == ["erin", "alice", "carol", "bob", "dave"]
+
+
+def test_pages_follow_the_cursor_with_ranks_carried_over(client, learners, monkeypatch):
+    monkeypatch.setattr("stats.views.top", _top_with_limit(2))
+    seen, url = [], "/leaderboard/?metric=xp&format=json"
+    while url:
+        data = client.get(url).json()
+        seen += [(r["rank"], r["username"]) for r in data["results"]]
+        url = data["next_url"]
+
+    assert seen == [(1, "alice"), (2, "carol"), (2, "bob"), (4, "dave"), (5, "erin")]
+
+
+def _top_with_limit(limit):
+    from stats import leaderboard
+
+    def top(metric, cursor=None):
+        return leaderboard.top(metric, cursor=cursor, limit=limit)
+
+    return top
+
+
+def test_a_user_lookup_shows_the_rank_and_neighbours(client, learners):
+    response = client.get("/leaderboard/?metric=xp&user=bob&format=json")
+
+    data = response.json()
+    assert data["user_rank"] == 2
+    assert [(r["rank"], r["username"]) for r in data["results"]] == [
+        (1, "alice"),
+        (2, "carol"),
+        (2, "bob"),
+        (4, "dave"),
+        (5, "erin"),
+    ]
+    html = client.get("/leaderboard/?metric=xp&user=bob").content.decode()
+    assert "is-me" in html and "#2" in html
+
+
+def test_an_unknown_user_gives_a_404_page(client, learners):
+    response = client.get("/leaderboard/?user=nobody")
+
+    assert response.status_code == 404
+    assert "No learner called" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "query", ["metric=karma", "metric=xp&cursor=garbage", "metric=xp&user=bob&metric=nope"]
+)
+def test_a_bad_metric_or_cursor_gives_a_400_page(client, learners, query):
+    response = client.get(f"/leaderboard/?{query}")
+
+    assert response.status_code == 400
+    assert 'role="alert"' in response.content.decode()
+    assert client.get(f"/leaderboard/?{query}&format=json").json()["error"]
+
+
+def test_an_empty_board_invites_the_first_learner(client, dynamo):
+    response = client.get("/leaderboard/")
+
+    assert response.status_code == 200
+    assert "Nobody is on this board yet" in response.content.decode()
