@@ -1,0 +1,121 @@
+"""Restore a JSON Lines backup written by dump_tables."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+
+from django.core.management.base import CommandError
+
+from dynamo import backup, tables
+from dynamo.backup import BadLine, Record
+from dynamo.batch import BATCH_SIZE
+from dynamo.management.base import DynamoCommand
+from dynamo.management.progress import Progress
+from dynamo.models import DynamoModel
+from dynamo.parallel import DEFAULT_THREADS, Batch, write_batches
+
+
+def batches_of(records: list[Record], kind: str) -> Iterator[Batch]:
+    """Group records into per-table batches of 25 put (or delete) requests."""
+    by_model: dict[type[DynamoModel], list[Record]] = {}
+    for record in records:
+        by_model.setdefault(record.model, []).append(record)
+    for model, group in by_model.items():
+        for start in range(0, len(group), BATCH_SIZE):
+            chunk = group[start : start + BATCH_SIZE]
+            if kind == "put":
+                yield model, [{"PutRequest": {"Item": r.item}} for r in chunk]
+            else:
+                keys = model.key_attribute_names()
+                yield (
+                    model,
+                    [{"DeleteRequest": {"Key": {n: r.item[n] for n in keys}}} for r in chunk],
+                )
+
+
+class Command(DynamoCommand):
+    help = (
+        "Load a dump_tables backup (JSON Lines: one item per line, "
+        '{"item": {...DynamoDB JSON...}, "table": "<table suffix>"}). The whole input is '
+        "checked first: a bad line stops the load before anything is written. Tables must be "
+        "empty unless --replace is given."
+    )
+    stealth_options = ("stdin",)
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "-i",
+            "--input",
+            default="-",
+            help="Backup file to read ('-', the default, reads standard input).",
+        )
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="Empty every table first, so the tables end up holding exactly the backup.",
+        )
+        parser.add_argument(
+            "--threads",
+            type=int,
+            default=DEFAULT_THREADS,
+            help=f"Batches written in parallel ({DEFAULT_THREADS}).",
+        )
+
+    def handle(self, *args, **options):
+        records = self.read(options["input"], options.get("stdin"))
+        models = tables.all_models()
+        missing = [m.Meta.table_name for m in models if tables.describe(m) is None]
+        if missing:
+            raise CommandError(f"Missing tables: {', '.join(missing)}; run create_tables first.")
+        occupied = [m for m in models if next(backup.scan_items(m, page_size=1), None)]
+        if occupied and not options["replace"]:
+            names = ", ".join(m.Meta.table_name for m in occupied)
+            raise CommandError(
+                f"These tables hold items: {names}. Pass --replace to empty them first."
+            )
+        if occupied:
+            emptied = self.empty(occupied, options["threads"])
+            self.stdout.write(f"Emptied {emptied} items from {len(occupied)} tables.")
+        with Progress(self.stdout, len(records), "Loading") as progress:
+            written = write_batches(
+                batches_of(records, "put"), threads=options["threads"], on_batch=progress.update
+            )
+        self.stdout.write(self.style.SUCCESS(f"Loaded {written} items: {self.meter.summary()}."))
+
+    def read(self, path: str, stdin=None) -> list[Record]:
+        """Parse and check every line; raise CommandError naming the first bad one."""
+        if path == "-":
+            return self.parse(stdin or sys.stdin, "standard input")
+        try:
+            with open(path, encoding="utf-8") as file:
+                return self.parse(file, path)
+        except OSError as exc:
+            raise CommandError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise CommandError(f"{path} is not UTF-8 text: {exc.reason}") from exc
+
+    def parse(self, lines: Iterable[str], source: str) -> list[Record]:
+        models = {model.Meta.table_suffix: model for model in tables.all_models()}
+        records: list[Record] = []
+        seen: dict[tuple, int] = {}
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = backup.parse_line(line, models)
+            except BadLine as exc:
+                raise CommandError(f"{source}, line {number}: {exc}. Nothing was loaded.") from exc
+            first = seen.setdefault(record.key(), number)
+            if first != number:
+                raise CommandError(
+                    f"{source}, line {number}: the same item key as line {first}. "
+                    "Nothing was loaded."
+                )
+            records.append(record)
+        return records
+
+    def empty(self, models: list[type[DynamoModel]], threads: int) -> int:
+        """Delete every item of these tables; return how many."""
+        records = [Record(m, item) for m in models for item in backup.scan_items(m)]
+        return write_batches(batches_of(records, "delete"), threads=threads)

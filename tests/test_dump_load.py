@@ -1,0 +1,169 @@
+"""dump_tables and load_tables: a JSON Lines backup that restores every table exactly."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from dynamo import backup, tables
+from dynamo.batch import batch_delete
+from dynamo.models import client_for
+from users.models import User
+
+ODD_ITEM = {
+    "username": {"S": "odd.one"},
+    "name": {"S": 'Zoë <Odd> "One"'},
+    "email": {"S": "odd@example.com"},
+    "avatar": {"B": bytes(range(256))},
+    "tags": {"SS": ["a", "b", "ü"]},
+    "scores": {"NS": ["1.5", "-2", "12345678901234567890.123456789"]},
+    "blobs": {"BS": [b"\x00", b"\xff"]},
+    "profile": {"M": {"level": {"N": "3"}, "nested": {"L": [{"S": "x"}, {"BOOL": False}]}}},
+    "nothing": {"NULL": True},
+}
+
+
+@pytest.fixture
+def stocked(dynamo):
+    call_command("seed", users=8, now="2025-06-01T12:00:00", stdout=StringIO())
+    client_for(User).put_item(TableName=User.Meta.table_name, Item=ODD_ITEM)
+    return dynamo
+
+
+def snapshot() -> list[str]:
+    return sorted(
+        backup.to_line(model, item)
+        for model in tables.all_models()
+        for item in backup.scan_items(model)
+    )
+
+
+def empty_all_tables() -> None:
+    for model in tables.all_models():
+        batch_delete(model, model.scan())
+
+
+def dump(path) -> str:
+    out = StringIO()
+    call_command("dump_tables", output=str(path), stdout=out)
+    return out.getvalue()
+
+
+def load(path, **options) -> str:
+    out = StringIO()
+    call_command("load_tables", input=str(path), stdout=out, **options)
+    return out.getvalue()
+
+
+def test_a_dump_loaded_into_empty_tables_dumps_again_identically(stocked, tmp_path):
+    before = snapshot()
+    dump(tmp_path / "backup.jsonl")
+    empty_all_tables()
+
+    output = load(tmp_path / "backup.jsonl")
+    dump(tmp_path / "again.jsonl")
+
+    assert snapshot() == before
+    assert sorted((tmp_path / "again.jsonl").read_text().splitlines()) == sorted(
+        (tmp_path / "backup.jsonl").read_text().splitlines()
+    )
+    assert f"Loaded {len(before)} items" in output
+
+
+def test_numbers_sets_maps_and_binary_survive_exactly(stocked, tmp_path):
+    dump(tmp_path / "backup.jsonl")
+    empty_all_tables()
+
+    load(tmp_path / "backup.jsonl")
+
+    stored = client_for(User).get_item(
+        TableName=User.Meta.table_name, Key={"username": {"S": "odd.one"}}
+    )["Item"]
+    assert stored["avatar"] == {"B": bytes(range(256))}
+    assert sorted(stored["scores"]["NS"]) == sorted(ODD_ITEM["scores"]["NS"])
+    assert sorted(stored["blobs"]["BS"]) == [b"\x00", b"\xff"]
+    assert stored["profile"] == ODD_ITEM["profile"]
+    assert stored["nothing"] == {"NULL": True}
+
+
+def test_the_dump_is_one_table_and_item_per_line(stocked, tmp_path):
+    output = dump(tmp_path / "backup.jsonl")
+
+    lines = [json.loads(line) for line in (tmp_path / "backup.jsonl").read_text().splitlines()]
+    assert {line["table"] for line in lines} == {"users", "skills", "user-skills", "user-stats"}
+    assert all(set(line) == {"table", "item"} for line in lines)
+    assert f"Dumped {len(lines)} items" in output
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_it_dumps_to_standard_output_and_loads_from_standard_input(stocked):
+    out, err = StringIO(), StringIO()
+    call_command("dump_tables", output="-", stdout=out, stderr=err)
+    before = snapshot()
+    empty_all_tables()
+
+    call_command("load_tables", input="-", stdin=StringIO(out.getvalue()), stdout=StringIO())
+
+    assert snapshot() == before
+    assert "Dumped" in err.getvalue() and "Dumped" not in out.getvalue()
+
+
+def test_it_refuses_to_load_into_tables_holding_items(stocked, tmp_path):
+    dump(tmp_path / "backup.jsonl")
+    User("extra", name="Extra", email="extra@example.com").save()
+    before = snapshot()
+
+    with pytest.raises(CommandError, match="Pass --replace"):
+        load(tmp_path / "backup.jsonl")
+
+    assert snapshot() == before
+
+
+def test_replace_leaves_the_tables_holding_exactly_the_backup(stocked, tmp_path):
+    dump(tmp_path / "backup.jsonl")
+    before = snapshot()
+    User("extra", name="Extra", email="extra@example.com").save()
+
+    output = load(tmp_path / "backup.jsonl", replace=True)
+
+    assert snapshot() == before
+    assert User.get_or_none("extra") is None
+    assert "Emptied" in output
+
+
+GOOD = '{"table": "users", "item": {"username": {"S": "alice"}, "name": {"S": "Alice"}}}'
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"table": "users"}', 'exactly the keys "table" and "item"'),
+        ('{"table": "people", "item": {"username": {"S": "x"}}}', "unknown table 'people'"),
+        ('{"table": "users", "item": {"name": {"S": "x"}}}', "lacks its key attribute"),
+        ('{"table": "users", "item": {"username": {"N": "1"}}}', "must be of type S"),
+        ('{"table": "users", "item": {"username": {"S": ""}}}', "must not be empty"),
+        ('{"table": "users", "item": {"username": {"S": "b"}, "x": {"B": "!!"}}}', "base64"),
+        ('{"table": "users", "item": {"username": {"S": "b"}, "x": {"N": "1_0"}}}', "bad N"),
+        ('{"table": "users", "item": {"username": {"S": "b"}, "x": {"Q": 1}}}', "unknown type"),
+        (GOOD, "the same item key as line 1"),
+    ],
+)
+def test_a_bad_line_is_named_by_number_and_nothing_is_written(dynamo, tmp_path, bad, message):
+    other = '{"table": "skills", "item": {"skill_id": {"S": "go"}, "name": {"S": "Go"}}}'
+    (tmp_path / "bad.jsonl").write_text(f"{GOOD}\n\n{other}\n{bad}\n")
+
+    with pytest.raises(CommandError, match="line 4") as caught:
+        load(tmp_path / "bad.jsonl")
+
+    assert message in str(caught.value)
+    assert snapshot() == []
+
+
+def test_a_missing_input_file_is_a_command_error(dynamo, tmp_path):
+    with pytest.raises(CommandError, match="Cannot read"):
+        load(tmp_path / "nowhere.jsonl")
