@@ -1,0 +1,97 @@
+"""The gardener: purge users soft-deleted longer than the retention, with what they own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+
+from dynamo.batch import batch_delete
+from dynamo.exceptions import ConflictError
+from dynamo.management.base import DynamoCommand
+from dynamo.models import utcnow
+from stats.models import UserStats
+from users.models import User, UserSkill
+
+
+@dataclass
+class Purge:
+    """What purging one user did: `outcome` is purged, restored or gone (purged elsewhere)."""
+
+    outcome: str
+    skills: int = 0
+    stats: int = 0
+
+
+class Command(DynamoCommand):
+    help = (
+        "Purge users soft-deleted more than USER_PURGE_AFTER_DAYS days ago, with their "
+        "user-skills and stats. Reads the sparse index gsi_deleted_at; deletes the children "
+        "first and the user last, only if it is still deleted, so a re-run finishes a purge "
+        "that died half-way and a user restored meanwhile is kept."
+    )
+    verbosity = 1
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Change nothing; list who would be purged."
+        )
+
+    def handle(self, *args, dry_run: bool = False, **options):
+        self.verbosity = options["verbosity"]
+        retention = settings.USER_PURGE_AFTER_DAYS
+        now = utcnow()
+        deleted = list(User.gsi_deleted_at.scan())
+        due = sorted(
+            (user for user in deleted if user.purge_due(now, retention)),
+            key=lambda user: user.deleted_at,
+        )
+        waiting = len(deleted) - len(due)
+        not_due = f"{waiting} soft-deleted not due yet (retention {retention} days)"
+        if dry_run:
+            for user in due:
+                self.stdout.write(f"Would purge {user.username} ({self.deleted_since(user, now)})")
+            self.stdout.write(
+                f"Dry run: would purge {len(due)} users; {not_due}. Nothing was changed."
+            )
+            return
+        cutoff = now - timedelta(days=retention)
+        purges = [self.handle_one(user, cutoff) for user in due]
+        done = [p for p in purges if p.outcome == "purged"]
+        restored = sum(1 for p in purges if p.outcome == "restored")
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Purged {len(done)} users with {sum(p.skills for p in purges)} user-skills and "
+                f"{sum(p.stats for p in purges)} stats; kept {restored} restored meanwhile; "
+                f"{not_due}."
+            )
+        )
+
+    def handle_one(self, user: User, cutoff: datetime) -> Purge:
+        """Purge one user deleted before `cutoff` with its children, unless it came back."""
+        fresh = User.get_or_none(user.username, consistent_read=True)
+        if fresh is None:
+            return Purge("gone")
+        if fresh.deleted_at is None or fresh.deleted_at > cutoff:
+            self.stdout.write(f"Kept {user.username}: restored since the index was read.")
+            return Purge("restored")
+        skills = batch_delete(UserSkill, UserSkill.query(user.username))
+        stats = UserStats.get_or_none(user.username, consistent_read=True)
+        if stats is not None:
+            stats.delete(add_version_condition=False)
+        purge = Purge("purged", skills=skills, stats=int(stats is not None))
+        try:
+            fresh.delete(condition=User.deleted_at <= cutoff, add_version_condition=False)
+        except ConflictError:
+            self.stdout.write(f"Kept {user.username}: restored while it was being purged.")
+            purge.outcome = "restored"
+            return purge
+        if self.verbosity >= 2:
+            self.stdout.write(f"Purged {user.username} and {skills} user-skills.")
+        return purge
+
+    @staticmethod
+    def deleted_since(user: User, now: datetime) -> str:
+        days = (now - user.deleted_at).days
+        return f"deleted {user.deleted_at:%Y-%m-%d %H:%M} UTC, {days} days ago"
