@@ -143,8 +143,8 @@ def derived_of(stats: UserStats) -> tuple[float, float]:
     )
 
 
-def _update(username: str, actions: list, condition) -> UserStats | None:
-    """Apply one conditional UpdateItem; return the stored item, or None if the condition failed."""
+def conditional_update(username: str, actions: list, condition) -> UserStats | None:
+    """Apply one UpdateItem; return the stored item, or None when the condition failed."""
     try:
         data = UserStats._get_connection().update_item(
             username, actions=actions, condition=condition, return_values=ALL_NEW
@@ -161,7 +161,7 @@ def _first_applicable(username: str, common: list, rules: list) -> UserStats:
     # between two attempts, so go round again a few times before giving up.
     for _ in range(STREAK_ROUNDS):
         for streak_actions, condition in rules:
-            stored = _update(username, common + streak_actions, condition)
+            stored = conditional_update(username, common + streak_actions, condition)
             if stored is not None:
                 return stored
     raise UpdateError(f"Could not record a session for {username}: too much contention.")
@@ -170,7 +170,7 @@ def _first_applicable(username: str, common: list, rules: list) -> UserStats:
 def _refresh_derived(stored: UserStats) -> UserStats | None:
     s = UserStats
     accuracy, efficiency = derived_of(stored)
-    return _update(
+    return conditional_update(
         stored.username,
         [
             s.accuracy.set(accuracy),

@@ -1,0 +1,308 @@
+"""Send due study reminders once each: hour buckets, a claim with a lease, a watermark.
+
+A run reads every hour bucket of `gsi_user_stats_reminders` from the stored watermark up to
+the hour of `now`, and for each reminder due at or before `now`:
+
+1. claims it with one conditional UpdateItem (the reminder time is still the one read and no
+   unexpired lease is held) that writes a claim token and a lease;
+2. sends the email through Django's email backend;
+3. records it with one UpdateItem conditioned on the claim token: `last_reminded_at`, the next
+   daily reminder, and the claim removed. A failed send records the error, counts the attempt
+   and leaves the reminder due for the next run (after MAX_ATTEMPTS it moves on to the next day).
+
+The watermark is the earliest hour bucket that may still hold a due reminder. It lives in a
+reserved item of the user-stats table (WATERMARK_KEY, not a valid username, so it never meets
+a learner; it carries no leaderboard or reminder key, so no index sees it): the claims and the
+watermark then live in one engine with one consistency model, across every host that runs
+the worker, with no SQL database to share. A run moves it forward only to the earliest bucket
+where it left something behind (a reminder leased by another worker), else to the current
+hour, which every run reads again; two runs finishing together keep the earlier of their two.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from botocore.exceptions import ClientError
+from django.conf import settings
+from django.core.mail import send_mail
+
+from dynamo.models import CONDITION_FAILED, client_for
+from users.models import User
+
+from .activity import conditional_update
+from .models import BUCKET_FORMAT, UserStats, reminder_bucket
+
+WATERMARK_KEY = "#send_reminders"
+LEASE = timedelta(minutes=5)
+MAX_ATTEMPTS = 5
+FIRST_RUN_LOOKBACK = timedelta(days=7)
+
+
+@dataclass
+class Summary:
+    """What one run did."""
+
+    buckets: int = 0
+    due: int = 0
+    sent: int = 0
+    skipped: int = 0
+    failed: int = 0
+    watermark_from: str = ""
+    watermark_to: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (
+            f"buckets read: {self.buckets}, due: {self.due}, sent: {self.sent}, "
+            f"skipped: {self.skipped}, failed: {self.failed}"
+        )
+
+
+# --- schedule -------------------------------------------------------------------------------
+def next_daily(stats: UserStats, after: datetime) -> datetime:
+    """Return the user's next daily reminder strictly after `after` (the chosen UTC hour)."""
+    if stats.reminder_hour is not None:
+        hour, minute = int(stats.reminder_hour), 0
+    else:
+        hour, minute = stats.next_reminder_at.hour, stats.next_reminder_at.minute
+    after = after.astimezone(UTC)
+    candidate = after.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    while candidate <= after:
+        candidate += timedelta(days=1)
+    return candidate
+
+
+def buckets_between(first: str, last: str) -> list[str]:
+    """Return every hour bucket from `first` to `last`, both included."""
+    hour = datetime.strptime(first, BUCKET_FORMAT).replace(tzinfo=UTC)
+    end = datetime.strptime(last, BUCKET_FORMAT).replace(tzinfo=UTC)
+    buckets = []
+    while hour <= end:
+        buckets.append(reminder_bucket(hour))
+        hour += timedelta(hours=1)
+    return buckets
+
+
+# --- watermark ------------------------------------------------------------------------------
+def _watermark_key() -> dict:
+    return {"username": {"S": WATERMARK_KEY}}
+
+
+def read_watermark() -> str | None:
+    """Return the stored watermark bucket, or None before the first run."""
+    client = client_for(UserStats)
+    item = client.get_item(
+        TableName=UserStats.Meta.table_name, Key=_watermark_key(), ConsistentRead=True
+    ).get("Item")
+    return item["watermark"]["S"] if item and "watermark" in item else None
+
+
+def store_watermark(read: str | None, proposal: str) -> str:
+    """Store `proposal` if the watermark is still `read`, else the earlier of the two."""
+    client = client_for(UserStats)
+    expected, value = read, proposal
+    for _ in range(5):
+        names = {"#w": "watermark"}
+        values = {":w": {"S": value}}
+        if expected is None:
+            condition = "attribute_not_exists(#w)"
+        else:
+            condition = "#w = :seen"
+            values[":seen"] = {"S": expected}
+        try:
+            client.update_item(
+                TableName=UserStats.Meta.table_name,
+                Key=_watermark_key(),
+                UpdateExpression="SET #w = :w",
+                ConditionExpression=condition,
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=values,
+            )
+            return value
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != CONDITION_FAILED:
+                raise
+        # Another run stored one meanwhile: keep the earlier, never skip a bucket it held.
+        expected = read_watermark()
+        value = min(expected, proposal) if expected else proposal
+        if value == expected:
+            return value
+    raise RuntimeError("Could not store the reminder watermark: too much contention.")
+
+
+# --- one reminder ---------------------------------------------------------------------------
+def claim(stats: UserStats, token: str, now: datetime, lease: timedelta) -> UserStats | None:
+    """Take the reminder for this run unless it moved on or a live lease holds it."""
+    s = UserStats
+    return conditional_update(
+        stats.username,
+        [s.reminder_claim.set(token), s.reminder_lease_until.set(now + lease), s.version.add(1)],
+        (s.next_reminder_at == stats.next_reminder_at)
+        & (s.reminder_lease_until.does_not_exist() | (s.reminder_lease_until < now)),
+    )
+
+
+def deliver(stats: UserStats, user: User) -> None:
+    """Email one reminder through the configured backend."""
+    streak = int(stats.streak or 0)
+    if streak:
+        nudge = f"You are on a {streak}-day streak: one short session keeps it going."
+    else:
+        nudge = "A short session today starts a new streak."
+    send_mail(
+        subject="Time for today's practice",
+        message=(
+            f"Hi {user.name},\n\n{nudge}\nYou have {int(stats.xp or 0):,} XP so far.\n\n"
+            "See where you stand: /leaderboard/?user=" + user.username + "\n"
+        ),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[user.email],
+    )
+
+
+def complete(stats: UserStats, token: str, now: datetime) -> bool:
+    """Record a sent reminder and schedule the next; False if the claim was lost meanwhile."""
+    s = UserStats
+    upcoming = next_daily(stats, now)
+    done = conditional_update(
+        stats.username,
+        [
+            s.last_reminded_at.set(now),
+            s.next_reminder_at.set(upcoming),
+            s.next_reminder_bucket.set(reminder_bucket(upcoming)),
+            s.reminder_attempts.set(0),
+            s.reminder_claim.remove(),
+            s.reminder_lease_until.remove(),
+            s.last_reminder_error.remove(),
+            s.version.add(1),
+        ],
+        s.reminder_claim == token,
+    )
+    return done is not None
+
+
+def give_back(stats: UserStats, token: str, now: datetime, error: str) -> int:
+    """Record a failed send, leaving the reminder due for the next run; return the attempts."""
+    s = UserStats
+    attempts = int(stats.reminder_attempts or 0) + 1
+    if attempts < MAX_ATTEMPTS:
+        retry_at, attempts_left = now, attempts
+    else:  # give this day up: the next daily reminder starts afresh
+        retry_at, attempts_left = next_daily(stats, now), 0
+    conditional_update(
+        stats.username,
+        [
+            s.next_reminder_at.set(retry_at),
+            s.next_reminder_bucket.set(reminder_bucket(retry_at)),
+            s.reminder_attempts.set(attempts_left),
+            s.last_reminder_error.set(error[:500]),
+            s.reminder_claim.remove(),
+            s.reminder_lease_until.remove(),
+            s.version.add(1),
+        ],
+        s.reminder_claim == token,
+    )
+    return attempts
+
+
+def drop(stats: UserStats, token: str) -> None:
+    """Remove the reminder of a learner who is gone or soft-deleted."""
+    s = UserStats
+    conditional_update(
+        stats.username,
+        [
+            s.next_reminder_at.remove(),
+            s.next_reminder_bucket.remove(),
+            s.reminder_claim.remove(),
+            s.reminder_lease_until.remove(),
+            s.version.add(1),
+        ],
+        s.reminder_claim == token,
+    )
+
+
+# --- a run ----------------------------------------------------------------------------------
+class Run:
+    """One pass of the reminder worker over the buckets from the watermark to `now`."""
+
+    def __init__(
+        self,
+        now: datetime,
+        *,
+        dry_run: bool = False,
+        lease: timedelta = LEASE,
+        send: Callable[[UserStats, User], None] | None = None,
+    ) -> None:
+        self.now = now.astimezone(UTC)
+        self.dry_run = dry_run
+        self.lease = lease
+        self.send = send or deliver
+        self.token = uuid.uuid4().hex
+        self.summary = Summary()
+        self.held: list[str] = []
+        self._started = time.monotonic()
+
+    def clock(self) -> datetime:
+        """Return `now` moved on by the time this run has taken."""
+        return self.now + timedelta(seconds=time.monotonic() - self._started)
+
+    def __call__(self) -> Summary:
+        read = read_watermark()
+        first = read or reminder_bucket(self.now - FIRST_RUN_LOOKBACK)
+        last = reminder_bucket(self.now)
+        self.summary.watermark_from = first
+        seen: set[str] = set()
+        for bucket in buckets_between(first, last):
+            self.summary.buckets += 1
+            due = UserStats.gsi_user_stats_reminders.query(
+                bucket, range_key_condition=UserStats.next_reminder_at <= self.now
+            )
+            for stats in due:
+                if stats.username in seen:
+                    continue  # retried within this run: already counted
+                seen.add(stats.username)
+                self.summary.due += 1
+                if not self.dry_run:
+                    self.handle_one(stats, bucket)
+        if not self.dry_run and first <= last:
+            self.summary.watermark_to = store_watermark(read, min([*self.held, last]))
+        return self.summary
+
+    def handle_one(self, stats: UserStats, bucket: str) -> None:
+        claimed = claim(stats, self.token, self.clock(), self.lease)
+        if claimed is None:
+            current = UserStats.get_or_none(stats.username, consistent_read=True)
+            if current is not None and current.next_reminder_at == stats.next_reminder_at:
+                self.held.append(bucket)  # leased elsewhere: read this bucket again next run
+            self.summary.skipped += 1
+            return
+        user = User.get_or_none(claimed.username)
+        if user is None or user.is_deleted:
+            drop(claimed, self.token)
+            self.summary.skipped += 1
+            return
+        try:
+            self.send(claimed, user)
+        except Exception as exc:  # any failed send is recorded, retried, and fails the run
+            attempts = give_back(claimed, self.token, self.clock(), f"{type(exc).__name__}: {exc}")
+            self.summary.failed += 1
+            self.summary.errors.append(f"{claimed.username} (attempt {attempts}): {exc}")
+            return
+        complete(claimed, self.token, self.clock())
+        self.summary.sent += 1
+
+
+def send_due(
+    now: datetime,
+    *,
+    dry_run: bool = False,
+    lease: timedelta = LEASE,
+    send: Callable[[UserStats, User], None] | None = None,
+) -> Summary:
+    """Send every reminder due at or before `now`; return what the run did."""
+    return Run(now, dry_run=dry_run, lease=lease, send=send)()
