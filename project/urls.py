@@ -8,4 +8,5 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("leaderboard/", include("stats.urls")),
+    path("skills/", include("users.urls")),
 ]

@@ -1,0 +1,159 @@
+"""The talent search page: one Query on gsi_skill_level per page, cursor pagination."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from catalog.models import Skill
+from dynamo.batch import batch_put
+from users import views
+from users.models import UserSkill
+
+URL = "/skills/search/"
+
+
+@pytest.fixture
+def holders(dynamo):
+    """Python holders at several levels and years, and one Go expert."""
+    python = Skill("python", name="Python", category="Programming")
+    go = Skill("go", name="Go", category="Programming")
+    batch_put(Skill, [python, go])
+    rows = [
+        ("alice", python, "Expert", 9),
+        ("bob", python, "Expert", 5),
+        ("carol", python, "Expert", 4),
+        ("dave", python, "Advanced", 7),
+        ("erin", python, "Beginner", 1),
+        ("frank", go, "Expert", 8),
+    ]
+    batch_put(
+        UserSkill,
+        [UserSkill.for_catalog(u, s, proficiency=p, years=y) for u, s, p, y in rows],
+    )
+
+
+def next_cursor(response) -> str:
+    return parse_qs(urlsplit(response.context["next_url"]).query)["cursor"][0]
+
+
+def usernames(response) -> list[str]:
+    return [holder.username for holder in response.context["holders"]]
+
+
+def test_it_finds_experts_with_enough_years_in_one_dynamodb_call(holders, client):
+    response = client.get(URL, {"skill": "Python", "level": "Expert", "min_years": 5})
+
+    assert response.status_code == 200
+    assert usernames(response) == ["alice", "bob"]
+    assert response["X-DynamoDB-Calls"] == "1"
+    assert b"@alice" in response.content and b"Expert" in response.content
+
+
+def test_without_years_it_lists_every_holder_at_the_level(holders, client):
+    response = client.get(URL, {"skill": "Python", "level": "Expert"})
+
+    assert usernames(response) == ["alice", "bob", "carol"]
+
+
+def test_without_a_level_it_lists_every_holder_of_the_skill(holders, client):
+    response = client.get(URL, {"skill": "Python"})
+
+    assert sorted(usernames(response)) == ["alice", "bob", "carol", "dave", "erin"]
+
+
+def test_an_empty_visit_shows_the_form_without_calling_dynamodb(holders, client):
+    response = client.get(URL)
+
+    assert response.status_code == 200
+    assert response.context["holders"] is None
+    assert response["X-DynamoDB-Calls"] == "0"
+    assert b'name="skill"' in response.content
+
+
+def test_pages_follow_each_other_through_signed_cursors(holders, client, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    seen, url = [], URL + "?skill=Python"
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200
+        assert response["X-DynamoDB-Calls"] == "1"
+        seen += usernames(response)
+        next_url = response.context["next_url"]
+        url = URL + next_url if next_url else ""
+
+    assert sorted(seen) == ["alice", "bob", "carol", "dave", "erin"]
+    assert len(seen) == 5
+
+
+def test_a_next_link_carries_rel_next(holders, client, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+
+    response = client.get(URL, {"skill": "Python"})
+
+    assert b'rel="next"' in response.content
+    assert "cursor=" in response.context["next_url"]
+
+
+def test_a_tampered_cursor_is_a_400_page(holders, client, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    cursor = next_cursor(client.get(URL, {"skill": "Python"}))
+
+    response = client.get(URL, {"skill": "Python", "cursor": cursor[:-3] + "abc"})
+
+    assert response.status_code == 400
+    assert b"invalid or has been tampered with" in response.content
+    assert response["X-DynamoDB-Calls"] == "0"
+
+
+def test_a_cursor_from_another_search_is_a_400_page(holders, client, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 2)
+    cursor = next_cursor(client.get(URL, {"skill": "Python"}))
+
+    response = client.get(URL, {"skill": "Go", "cursor": cursor})
+
+    assert response.status_code == 400
+    assert b"belongs to another listing" in response.content
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "message"),
+    [
+        ({"skill": "Python", "level": "Guru"}, "level", "Select a valid choice"),
+        ({"skill": "Python", "level": "Expert", "min_years": "-1"}, "min_years", "0"),
+        ({"skill": "Python", "level": "Expert", "min_years": "five"}, "min_years", "whole"),
+        ({"skill": "Python", "level": "Expert", "min_years": "2.5"}, "min_years", "whole"),
+        ({"skill": "Python", "min_years": "5"}, "min_years", "Choose a level too"),
+        ({"skill": "", "level": "Expert"}, "skill", "required"),
+    ],
+)
+def test_bad_input_shows_the_form_with_an_error_and_status_400(
+    holders, client, params, field, message
+):
+    response = client.get(URL, params)
+
+    assert response.status_code == 400
+    assert message in " ".join(response.context["form"].errors[field])
+    assert b"ts-error" in response.content
+    assert response["X-DynamoDB-Calls"] == "0"
+
+
+def test_html_in_stored_values_is_escaped(dynamo, client):
+    sneaky = Skill("sneaky", name="<script>alert(1)</script>", category="Other")
+    batch_put(Skill, [sneaky])
+    batch_put(UserSkill, [UserSkill.for_catalog("mallory", sneaky, proficiency="Expert")])
+
+    response = client.get(URL, {"skill": sneaky.name})
+
+    assert usernames(response) == ["mallory"]
+    assert b"<script>alert(1)</script>" not in response.content
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in response.content
+
+
+def test_an_unknown_skill_finds_nobody(holders, client):
+    response = client.get(URL, {"skill": "COBOL"})
+
+    assert response.status_code == 200
+    assert usernames(response) == []
+    assert b"Nobody holds" in response.content
