@@ -1,0 +1,112 @@
+"""Rewrite every user's leaderboard partition for a shard count, resumably."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from botocore.exceptions import ClientError
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from dynamo.management.base import DynamoCommand
+from dynamo.models import CONDITION_FAILED, client_for
+from stats.models import UserStats, leaderboard_partition_for
+
+CHECKPOINT_KEY = {"username": {"S": "#reshard_leaderboard"}}
+PAGE_SIZE = 500
+
+
+class Command(DynamoCommand):
+    help = (
+        "Set leaderboard_partition on every user-stats item for a shard count (default: "
+        "LEADERBOARD_SHARDS). Progress is checkpointed after each page: run it again to resume."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--shards", type=int, help="the shard count (default: the setting)")
+        parser.add_argument("--restart", action="store_true", help="ignore a saved checkpoint")
+        parser.add_argument("--workers", type=int, default=8, help="parallel writers (1-32)")
+        parser.add_argument(
+            "--max-pages", type=int, help="stop after this many scan pages (resume later)"
+        )
+
+    def handle(self, *args, **options):
+        shards = options["shards"] or settings.LEADERBOARD_SHARDS
+        if not 1 <= shards <= 64:
+            raise CommandError("--shards must be between 1 and 64.")
+        if not 1 <= options["workers"] <= 32:
+            raise CommandError("--workers must be between 1 and 32.")
+        self.client = client_for(UserStats)
+        self.table = UserStats.Meta.table_name
+        start = None if options["restart"] else self.load_checkpoint(shards)
+        if start:
+            self.stdout.write("Resuming from the saved checkpoint.")
+        pages = scanned = rewritten = 0
+        with ThreadPoolExecutor(options["workers"]) as pool:
+            while True:
+                if options["max_pages"] is not None and pages >= options["max_pages"]:
+                    self.stdout.write(f"Stopped after {pages} pages; run again to resume.")
+                    break
+                page = self.client.scan(
+                    TableName=self.table,
+                    Limit=PAGE_SIZE,
+                    ProjectionExpression="username, leaderboard_partition",
+                    **({"ExclusiveStartKey": start} if start else {}),
+                )
+                moves = [
+                    (
+                        item["username"]["S"],
+                        leaderboard_partition_for(item["username"]["S"], shards),
+                    )
+                    for item in page.get("Items", [])
+                    if "leaderboard_partition" in item
+                ]
+                rewritten += sum(pool.map(lambda move: self.handle_one(*move), moves))
+                scanned += len(page.get("Items", []))
+                pages += 1
+                start = page.get("LastEvaluatedKey")
+                if not start:
+                    self.clear_checkpoint()
+                    break
+                self.save_checkpoint(shards, start)
+        self.stdout.write(
+            f"{shards} shard{'s' if shards != 1 else ''}: scanned {scanned} items, "
+            f"moved {rewritten}. {self.meter.summary()}"
+        )
+
+    def handle_one(self, username: str, target: str) -> int:
+        """Move one item to its partition; 0 when it is there already or has none."""
+        try:
+            self.client.update_item(
+                TableName=self.table,
+                Key={"username": {"S": username}},
+                UpdateExpression="SET #p = :p",
+                ConditionExpression="attribute_exists(#p) AND #p <> :p",
+                ExpressionAttributeNames={"#p": "leaderboard_partition"},
+                ExpressionAttributeValues={":p": {"S": target}},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == CONDITION_FAILED:
+                return 0
+            raise
+        return 1
+
+    def load_checkpoint(self, shards: int) -> dict[str, Any] | None:
+        item = self.client.get_item(
+            TableName=self.table, Key=CHECKPOINT_KEY, ConsistentRead=True
+        ).get("Item")
+        if not item or int(item["shards"]["N"]) != shards:
+            return None
+        return json.loads(item["position"]["S"])
+
+    def save_checkpoint(self, shards: int, position: dict[str, Any]) -> None:
+        self.client.put_item(
+            TableName=self.table,
+            Item=CHECKPOINT_KEY
+            | {"shards": {"N": str(shards)}, "position": {"S": json.dumps(position)}},
+        )
+
+    def clear_checkpoint(self) -> None:
+        self.client.delete_item(TableName=self.table, Key=CHECKPOINT_KEY)
