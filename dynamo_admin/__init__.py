@@ -1,0 +1,1 @@
+"""Django's admin over DynamoDB tables mapped with PynamoDB."""

@@ -1,6 +1,23 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
+from django.db.models.signals import post_migrate
 
 
 class DynamoAdminConfig(AppConfig):
+    """The admin over DynamoDB models: permissions, checks and the AdminLog table."""
+
+    default = True
     name = "dynamo_admin"
     verbose_name = "DynamoDB admin"
+
+    def ready(self) -> None:
+        from .permissions import create_permissions
+
+        post_migrate.connect(create_permissions, sender=self)
+
+
+class AdminConfig(admin_apps.AdminConfig):
+    """Django's admin app, with the site that also serves the DynamoDB models."""
+
+    default = False
+    default_site = "dynamo_admin.sites.DynamoAdminSite"

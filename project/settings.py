@@ -50,7 +50,7 @@ ALLOWED_HOSTS = setting(
 )
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "dynamo_admin.apps.AdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -97,3 +97,7 @@ def bare_engine(engine) -> Iterator[str]:
 
 def configure_endpoint() -> str | None:
     return tables.all_models()[0].Meta.host
+
+
+# Admin test fixtures (staff users, logged-in clients, sample items).
+pytest_plugins = ["tests.admin_fixtures"]

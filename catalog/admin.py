@@ -1,0 +1,17 @@
+from dynamo_admin.decorators import register
+from dynamo_admin.options import DynamoModelAdmin
+
+from .models import CATEGORIES, Skill
+
+
+@register(Skill)
+class SkillAdmin(DynamoModelAdmin):
+    list_display = ("skill_id", "name", "category", "tags", "updated_at")
+    list_filter = [("category", CATEGORIES)]
+    search_fields = ("skill_id",)
+    ordering = ("name",)
+    fieldsets = (
+        (None, {"fields": ("skill_id", "name", "category")}),
+        ("Details", {"fields": ("description", "tags")}),
+        ("Record", {"fields": ("created_at", "updated_at", "version")}),
+    )

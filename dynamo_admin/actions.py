@@ -1,0 +1,77 @@
+"""Built-in changelist actions: delete the selected items after a confirmation page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin import action
+from django.template.response import TemplateResponse
+from django.utils.text import capfirst
+
+from dynamo.exceptions import StaleVersion
+
+from .deletion import delete_with_related
+from .display import plain
+from .keys import object_id
+
+
+@action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")
+def delete_selected(model_admin, request, items):
+    """Show what would go with the selected items; on confirmation delete each of them."""
+    model = model_admin.model
+    if request.POST.get("post") == "yes":
+        versions = dict(
+            zip(
+                request.POST.getlist("_selected_action"),
+                request.POST.getlist("_selected_version"),
+                strict=False,
+            )
+        )
+        deleted, stale = 0, []
+        for item in items:
+            shown = versions.get(object_id(item), "")
+            if not shown.isdigit() or int(shown) != item.version:
+                stale.append(str(item))
+                continue
+            try:
+                delete_with_related(item, model_admin.get_deleted_objects(request, item))
+            except StaleVersion:
+                stale.append(str(item))
+                continue
+            model_admin.log_deletion(
+                request, item, {n: [plain(v), None] for n, v in item.to_display().items()}
+            )
+            deleted += 1
+        if deleted:
+            messages.success(
+                request, f"Successfully deleted {deleted} {model.verbose_name_plural}."
+            )
+        if stale:
+            messages.error(
+                request,
+                f"Changed by someone else since you confirmed, not deleted: {', '.join(stale)}.",
+            )
+        return None
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Are you sure?",
+        "subtitle": None,
+        "opts": model_admin.opts,
+        "objects_name": model.verbose_name_plural,
+        "selected": [
+            {
+                "object_id": object_id(item),
+                "version": item.version,
+                "label": f"{capfirst(model.verbose_name)}: {item}",
+                "related": [
+                    f"{capfirst(c.verbose_name)}: {c}"
+                    for c in model_admin.get_deleted_objects(request, item)
+                ],
+            }
+            for item in items
+        ],
+        "action_name": "delete_selected",
+    }
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(
+        request, model_admin.templates("delete_selected_confirmation.html"), context
+    )

@@ -1,0 +1,186 @@
+"""System checks: a DynamoModelAdmin that no index or key can serve fails at start-up."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.admin.utils import flatten_fieldsets
+from django.core import checks
+
+from .filters import ListFilter, filter_class_for, indexes_of
+
+if TYPE_CHECKING:
+    from .options import DynamoModelAdmin
+
+
+def _error(model_admin: DynamoModelAdmin, message: str, hint: str, number: int) -> checks.Error:
+    return checks.Error(message, hint=hint, obj=type(model_admin), id=f"dynamo_admin.E{number:03d}")
+
+
+def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage]:
+    """Return every misconfiguration of one registration."""
+    return [
+        *check_list_filter(model_admin),
+        *check_search_fields(model_admin),
+        *check_date_hierarchy(model_admin),
+        *check_ordering(model_admin),
+        *check_list_display(model_admin),
+        *check_fields(model_admin),
+        *check_inlines(model_admin),
+        *check_list_per_page(model_admin),
+    ]
+
+
+def check_list_filter(model_admin) -> list[checks.CheckMessage]:
+    errors = []
+    model = model_admin.model
+    for entry in model_admin.list_filter:
+        if isinstance(entry, type) and issubclass(entry, ListFilter):
+            if entry.index_name not in indexes_of(model):
+                errors.append(
+                    _error(
+                        model_admin,
+                        f"list_filter {entry.__name__} names the index {entry.index_name!r}, "
+                        f"which {model.__name__} does not declare.",
+                        f"Declare one of: {', '.join(sorted(indexes_of(model)))}.",
+                        1,
+                    )
+                )
+            continue
+        valid_shape = isinstance(entry, str) or (isinstance(entry, tuple) and len(entry) == 2)
+        if not valid_shape or filter_class_for(model, entry) is None:
+            errors.append(
+                _error(
+                    model_admin,
+                    f"list_filter entry {entry!r}: no global index of {model.__name__} has it as "
+                    "its partition key, so filtering on it would need a Scan.",
+                    "Filter on an index's partition key attribute, or add an index for it.",
+                    1,
+                )
+            )
+    return errors
+
+
+def check_search_fields(model_admin) -> list[checks.CheckMessage]:
+    errors = []
+    keys = model_admin.model.key_attribute_names()
+    for entry in model_admin.search_fields:
+        name = entry.lstrip("=^")
+        if name not in keys:
+            errors.append(
+                _error(
+                    model_admin,
+                    f"search_fields entry {entry!r} is not a key attribute of the "
+                    f"{model_admin.model.__name__} table, so searching it would need a Scan.",
+                    f"Search on the table's keys: {', '.join(keys)}.",
+                    2,
+                )
+            )
+        elif entry.startswith("^") and name == keys[0]:
+            errors.append(
+                _error(
+                    model_admin,
+                    f"search_fields entry {entry!r} asks for a prefix search on the partition key.",
+                    "DynamoDB matches a partition key exactly; only a sort key takes a prefix.",
+                    3,
+                )
+            )
+    return errors
+
+
+def check_date_hierarchy(model_admin) -> list[checks.CheckMessage]:
+    name = model_admin.date_hierarchy
+    if not name:
+        return []
+    index = indexes_of(model_admin.model).get(name)
+    if index is None or not index.range_key_names():
+        return [
+            _error(
+                model_admin,
+                f"date_hierarchy {name!r} is not a global index with a sort key on "
+                f"{model_admin.model.__name__}.",
+                "Name an index partitioned by month (YYYY-MM) and sorted by time.",
+                4,
+            )
+        ]
+    return []
+
+
+def check_ordering(model_admin) -> list[checks.CheckMessage]:
+    model = model_admin.model
+    sortable = set(model.key_attribute_names()[1:])
+    for index in indexes_of(model).values():
+        sortable.update(index.range_key_names()[:1])
+    return [
+        _error(
+            model_admin,
+            f"ordering entry {entry!r} is not the sort key of {model.__name__}'s table or of "
+            "one of its indexes.",
+            f"Order by one of: {', '.join(sorted(sortable))} (prefix '-' for descending).",
+            5,
+        )
+        for entry in model_admin.ordering
+        if entry.lstrip("-") not in sortable
+    ]
+
+
+def _known(model_admin, name: Any) -> bool:
+    if callable(name) or name == "__str__":
+        return True
+    return name in model_admin.model.get_attributes() or callable(getattr(model_admin, name, None))
+
+
+def check_list_display(model_admin) -> list[checks.CheckMessage]:
+    return [
+        _error(
+            model_admin,
+            f"list_display entry {name!r} is neither an attribute of "
+            f"{model_admin.model.__name__} nor a method of the admin.",
+            "Name an attribute, a callable or a method of the admin class.",
+            6,
+        )
+        for name in model_admin.list_display
+        if not _known(model_admin, name)
+    ]
+
+
+def check_fields(model_admin) -> list[checks.CheckMessage]:
+    names = list(model_admin.fields or ())
+    if model_admin.fieldsets:
+        names += flatten_fieldsets(model_admin.fieldsets)
+    names += list(model_admin.readonly_fields)
+    return [
+        _error(
+            model_admin,
+            f"{name!r} (in fields, fieldsets or readonly_fields) is not an attribute of "
+            f"{model_admin.model.__name__}.",
+            "Name the model's attributes (or, read-only, a method of the admin).",
+            7,
+        )
+        for name in dict.fromkeys(names)
+        if not _known(model_admin, name)
+    ]
+
+
+def check_inlines(model_admin) -> list[checks.CheckMessage]:
+    errors = []
+    for inline in model_admin.inlines:
+        keys = inline.model.key_attribute_names()
+        if inline.fk_name != keys[0]:
+            errors.append(
+                _error(
+                    model_admin,
+                    f"Inline {inline.__name__}: fk_name {inline.fk_name!r} is not the "
+                    f"partition key of the {inline.model.__name__} table: not one Query.",
+                    f"Set fk_name = {keys[0]!r}.",
+                    8,
+                )
+            )
+    return errors
+
+
+def check_list_per_page(model_admin) -> list[checks.CheckMessage]:
+    per_page = model_admin.list_per_page
+    if isinstance(per_page, int) and 1 <= per_page <= 500:
+        return []
+    return [_error(model_admin, "list_per_page must be a whole number from 1 to 500.", "", 9)]

@@ -1,0 +1,16 @@
+"""`@register(Model)`: register a DynamoModelAdmin with the admin site, like admin.register."""
+
+from __future__ import annotations
+
+from dynamo.models import DynamoModel
+
+
+def register(*models: type[DynamoModel], site=None):
+    """Register the decorated DynamoModelAdmin class for the given DynamoDB models."""
+    from django.contrib.admin import site as default_site
+
+    def wrapper(admin_class):
+        (site or default_site).register(models, admin_class=admin_class)
+        return admin_class
+
+    return wrapper

@@ -1,0 +1,56 @@
+"""Render stored values as the admin shows them: sets, maps, exact numbers, local times."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.admin.utils import display_for_value
+from django.utils import timezone
+from django.utils.formats import localize
+from pynamodb.attributes import MapAttribute
+
+
+def plain(value: Any) -> Any:
+    """Return a value with PynamoDB containers turned into JSON-ready Python values."""
+    if isinstance(value, MapAttribute):
+        value = value.as_dict()
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted(plain(v) for v in value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def number_text(value: int | float | Decimal) -> str:
+    """Return a number's exact stored digits: no rounding, no exponent, no separators."""
+    if isinstance(value, int):
+        return str(value)
+    text = format(Decimal(repr(value)) if isinstance(value, float) else value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def display(value: Any, empty_value_display: str) -> str:
+    """Return the text a changelist cell or read-only field shows for a value."""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, int | float | Decimal):
+        return number_text(value)
+    if value is None or (isinstance(value, str | list | dict | set | frozenset) and not value):
+        return empty_value_display
+    if isinstance(value, set | frozenset):
+        return ", ".join(str(v) for v in sorted(value))
+    if isinstance(value, Mapping | MapAttribute | list):
+        return json.dumps(plain(value), sort_keys=True, ensure_ascii=False)
+    if isinstance(value, datetime):
+        return localize(timezone.localtime(value))
+    return display_for_value(value, empty_value_display)

@@ -1,0 +1,176 @@
+"""Django form fields generated from PynamoDB attributes, and items built from cleaned data."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from pynamodb.attributes import (
+    Attribute,
+    BooleanAttribute,
+    JSONAttribute,
+    ListAttribute,
+    MapAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+    UTCDateTimeAttribute,
+)
+
+from dynamo.models import DynamoModel
+
+from .display import number_text, plain
+
+VERSION_FIELD = "_version"
+# Long free text gets a text area.
+TEXTAREA_NAMES = ("description", "notes")
+
+
+class NumberField(forms.CharField):
+    """A DynamoDB number: whole numbers stay int, others float, digits shown exactly."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return number_text(value) if isinstance(value, int | float | Decimal) else value
+
+    def to_python(self, value: Any) -> int | float | None:
+        text = super().to_python(value).strip()
+        if not text:
+            return None
+        try:
+            number = Decimal(text)
+        except InvalidOperation as exc:
+            raise ValidationError("Enter a number.", code="invalid") from exc
+        if not number.is_finite():
+            raise ValidationError("Enter a number.", code="invalid")
+        return int(number) if number == number.to_integral_value() else float(number)
+
+
+class SetField(forms.CharField):
+    """A string or number set: one value per line; empty means no set."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "cols": 40})
+
+    def __init__(self, *, numbers: bool = False, **kwargs: Any) -> None:
+        self.numbers = numbers
+        kwargs.setdefault("help_text", "One value per line.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, set | frozenset | list):
+            return "\n".join(number_text(v) if self.numbers else str(v) for v in sorted(value))
+        return value
+
+    def to_python(self, value: Any) -> set | None:
+        lines = {line.strip() for line in (super().to_python(value) or "").splitlines()}
+        lines.discard("")
+        if not lines:
+            return None
+        if self.numbers:
+            return {NumberField().to_python(line) for line in lines}
+        return lines
+
+
+class DateTimeField(forms.DateTimeField):
+    """A UTC datetime, entered and shown in the admin's time zone, stored in UTC."""
+
+    def to_python(self, value: Any):
+        result = super().to_python(value)
+        return result.astimezone(UTC) if result is not None else None
+
+
+class JSONValueField(forms.JSONField):
+    """A list or map as JSON."""
+
+    def __init__(self, *, kind: type, **kwargs: Any) -> None:
+        self.kind = kind
+        kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 4, "cols": 60}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return super().prepare_value(plain(value))
+
+    def to_python(self, value: Any) -> Any:
+        result = super().to_python(value)
+        if result is not None and not isinstance(result, self.kind):
+            raise ValidationError(f"Enter a JSON {'list' if self.kind is list else 'object'}.")
+        return result
+
+
+def formfield_for(name: str, attribute: Attribute) -> forms.Field:
+    """Return the form field that edits one attribute."""
+    required = not attribute.null and not isinstance(
+        attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute
+    )
+    common = {"required": required, "label": name.replace("_", " ").capitalize()}
+    if isinstance(attribute, UTCDateTimeAttribute):
+        return DateTimeField(**common, help_text="Time in the admin's time zone.")
+    if isinstance(attribute, BooleanAttribute):
+        return forms.BooleanField(**{**common, "required": False})
+    if isinstance(attribute, NumberAttribute):
+        return NumberField(**common)
+    if isinstance(attribute, UnicodeSetAttribute):
+        return SetField(**common)
+    if isinstance(attribute, NumberSetAttribute):
+        return SetField(numbers=True, **common)
+    if isinstance(attribute, ListAttribute):
+        return JSONValueField(kind=list, **common)
+    if isinstance(attribute, MapAttribute | JSONAttribute):
+        return JSONValueField(kind=dict, **common)
+    if isinstance(attribute, UnicodeAttribute) and name in TEXTAREA_NAMES:
+        return forms.CharField(**common, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))
+    return forms.CharField(**common, strip=False)
+
+
+class ItemForm(forms.Form):
+    """A form over a DynamoDB item's editable attributes, carrying the version it showed."""
+
+    model: type[DynamoModel]
+
+    def __init__(self, *args: Any, item: DynamoModel | None = None, **kwargs: Any) -> None:
+        self.item = item
+        if item is not None and "initial" not in kwargs:
+            kwargs["initial"] = {name: getattr(item, name, None) for name in self.base_fields}
+            kwargs["initial"][VERSION_FIELD] = item.version
+        super().__init__(*args, **kwargs)
+
+    def shown_version(self) -> int | None:
+        """Return the version the page showed (the one a save must find stored)."""
+        value = self.cleaned_data.get(VERSION_FIELD)
+        return int(value) if value not in (None, "") else None
+
+    def apply_to(self, item: DynamoModel) -> dict[str, list[Any]]:
+        """Set the cleaned values on an item; return {attribute: [old, new]} for each change."""
+        changes = {}
+        for name in self.base_fields:
+            if name == VERSION_FIELD:
+                continue
+            new = self.cleaned_data.get(name)
+            if isinstance(self.fields[name], forms.CharField) and new == "":
+                new = None
+            old = getattr(item, name, None)
+            if plain(old) != plain(new):
+                changes[name] = [plain(old), plain(new)]
+            setattr(item, name, new)
+        return changes
+
+    def add_model_errors(self, error: ValidationError) -> None:
+        """Show the model's validation errors on their fields, others above the form."""
+        for name, messages in error.message_dict.items():
+            if name in self.fields:
+                self.add_error(name, messages)
+            else:
+                label = name.replace("_", " ").capitalize()
+                self.add_error(None, [f"{label}: {m}" for m in messages])
+
+
+def item_form_class(model: type[DynamoModel], names: list[str]) -> type[ItemForm]:
+    """Return a form class editing these attributes of the model, with a hidden version."""
+    attributes = model.get_attributes()
+    fields: dict[str, Any] = {name: formfield_for(name, attributes[name]) for name in names}
+    fields[VERSION_FIELD] = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    fields["model"] = model
+    return type(f"{model.__name__}Form", (ItemForm,), fields)

@@ -1,0 +1,45 @@
+"""Primary keys in admin URLs: each key value quoted as Django's admin quotes a pk, then joined."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.contrib.admin.utils import quote, unquote
+from pynamodb.attributes import NumberAttribute
+
+from dynamo.models import DynamoModel
+
+# quote() escapes commas inside a value, so a bare comma can only be the separator.
+SEPARATOR = ","
+
+
+def object_id(item: DynamoModel) -> str:
+    """Return the URL segment naming an item: its key values, quoted and comma-joined."""
+    return SEPARATOR.join(quote(str(value)) for value in item.pk)
+
+
+def key_values(model: type[DynamoModel], object_id: str) -> tuple[Any, ...] | None:
+    """Return the key values an object id names, typed as the key attributes; None if malformed."""
+    parts = object_id.split(SEPARATOR)
+    names = model.key_attribute_names()
+    if len(parts) != len(names):
+        return None
+    values = []
+    for name, part in zip(names, parts, strict=True):
+        value: Any = unquote(part)
+        if isinstance(model.get_attributes()[name], NumberAttribute):
+            try:
+                number = Decimal(value)
+            except InvalidOperation:
+                return None
+            value = int(number) if number == number.to_integral_value() else float(number)
+        if value == "":
+            return None
+        values.append(value)
+    return tuple(values)
+
+
+def key_item(model: type[DynamoModel], values: tuple[Any, ...]) -> DynamoModel:
+    """Return an unsaved item holding only key values (to name it in logs and URLs)."""
+    return model(*values)

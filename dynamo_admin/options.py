@@ -1,0 +1,365 @@
+"""DynamoModelAdmin and inlines: Django's ModelAdmin options, over a PynamoDB model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import Any
+
+from django.apps import apps
+from django.contrib.admin.utils import flatten_fieldsets
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.urls import path, reverse
+from django.utils.text import capfirst
+
+from dynamo.indexes import GlobalIndex
+from dynamo.models import DynamoModel
+
+from . import actions as builtin_actions
+from .filters import ListFilter, filter_class_for, indexes_of
+from .keys import key_values
+from .permissions import perm_name
+from .views import change, changelist, delete, history
+
+# Attributes the model writes itself: shown, never edited.
+AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
+
+
+class ModelOpts:
+    """What Django's admin templates read from `opts`, for a DynamoDB model."""
+
+    def __init__(self, model: type[DynamoModel]) -> None:
+        self.model = model
+        self.app_label = model.app_label
+        self.model_name = model.model_name
+        self.object_name = model.__name__
+        self.verbose_name = model.verbose_name
+        self.verbose_name_plural = model.verbose_name_plural
+
+    @property
+    def app_config(self):
+        return apps.get_app_config(self.app_label)
+
+    def __str__(self) -> str:
+        return f"{self.app_label}.{self.model_name}"
+
+
+class BaseDynamoAdmin:
+    """Options shared by model admins and inlines: which attributes, how they show."""
+
+    model: type[DynamoModel]
+    fields: Sequence[str] | None = None
+    fieldsets: Sequence[tuple[str | None, dict[str, Any]]] | None = None
+    readonly_fields: Sequence[str] = ()
+    empty_value_display = "-"
+
+    def attribute_names(self) -> list[str]:
+        """Return the model's attribute names, keys first, in declaration order."""
+        keys = self.model.key_attribute_names()
+        rest = [name for name in self.model.get_attributes() if name not in keys]
+        ordered = sorted(rest, key=lambda name: name in AUTOMATIC_FIELDS)
+        return keys + ordered
+
+    def get_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
+        if self.fieldsets:
+            return list(flatten_fieldsets(self.fieldsets))
+        if self.fields:
+            return list(self.fields)
+        return self.attribute_names()
+
+    def get_fieldsets(self, request, obj: DynamoModel | None = None):
+        if self.fieldsets:
+            return self.fieldsets
+        return [(None, {"fields": self.get_fields(request, obj)})]
+
+    def get_readonly_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
+        """Return read-only names: the option, the automatic ones and, once stored, the keys."""
+        names = list(self.readonly_fields) + [n for n in AUTOMATIC_FIELDS]
+        if obj is not None:
+            names += self.model.key_attribute_names()
+        return names
+
+    def save_item(self, request, item: DynamoModel, form, change: bool) -> None:
+        """Store an item edited by a form (with its version condition); hook for subclasses."""
+        item.save()
+
+    def get_empty_value_display(self) -> str:
+        return self.empty_value_display
+
+    def label_for(self, name: str) -> str:
+        attribute_or_method = getattr(self, name, None)
+        description = getattr(attribute_or_method, "short_description", None)
+        return capfirst(description or name.replace("_", " "))
+
+
+class DynamoModelAdmin(BaseDynamoAdmin):
+    """Admin options for one DynamoDB model, with Django's option names."""
+
+    list_display: Sequence[str | Callable] = ("__str__",)
+    list_filter: Sequence[Any] = ()
+    search_fields: Sequence[str] = ()
+    ordering: Sequence[str] = ()
+    date_hierarchy: str | None = None
+    inlines: Sequence[type[DynamoInline]] = ()
+    actions: Sequence[str | Callable] = ()
+    list_per_page = 50
+    save_as_continue = True
+
+    change_list_template: str | None = None
+    change_form_template: str | None = None
+    delete_confirmation_template: str | None = None
+    object_history_template: str | None = None
+
+    def __init__(self, model: type[DynamoModel], admin_site) -> None:
+        self.model = model
+        self.admin_site = admin_site
+        self.opts = ModelOpts(model)
+
+    def __str__(self) -> str:
+        return f"{type(self).__module__}.{type(self).__name__}"
+
+    # --- option hooks ---------------------------------------------------------------------
+    def get_list_display(self, request) -> list[str]:
+        return [n if isinstance(n, str) else n.__name__ for n in self.list_display]
+
+    def get_list_filter(self, request) -> Sequence[Any]:
+        return self.list_filter
+
+    def get_list_filter_classes(self, request) -> list[type[ListFilter]]:
+        classes = [filter_class_for(self.model, entry) for entry in self.get_list_filter(request)]
+        return [cls for cls in classes if cls is not None]
+
+    def get_search_fields(self, request) -> Sequence[str]:
+        return self.search_fields
+
+    def get_ordering(self, request) -> Sequence[str]:
+        return self.ordering
+
+    def get_list_per_page(self, request) -> int:
+        return self.list_per_page
+
+    def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
+        return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
+
+    def get_inlines(self, request, obj: DynamoModel | None = None) -> list[type[DynamoInline]]:
+        return list(self.inlines)
+
+    def get_inline_instances(self, request, obj: DynamoModel | None = None) -> list[DynamoInline]:
+        return [cls(self.model, self.admin_site) for cls in self.get_inlines(request, obj)]
+
+    def get_actions(self, request) -> dict[str, tuple[Callable, str, str]]:
+        """Return the actions this user may run: name -> (function, name, description)."""
+        chosen: dict[str, tuple[Callable, str, str]] = {}
+        for entry in ["delete_selected", *self.actions]:
+            function = getattr(self, entry, None) if isinstance(entry, str) else entry
+            if entry == "delete_selected":
+                function = builtin_actions.delete_selected
+            name = entry if isinstance(entry, str) else entry.__name__
+            allowed = getattr(function, "allowed_permissions", ())
+            if all(getattr(self, f"has_{p}_permission")(request) for p in allowed):
+                description = getattr(function, "short_description", name.replace("_", " "))
+                chosen[name] = (function, name, description)
+        return chosen
+
+    def get_all_action_names(self) -> set[str]:
+        """Return every action's name, whether or not this user may run it."""
+        names = {"delete_selected"}
+        return names | {a if isinstance(a, str) else a.__name__ for a in self.actions}
+
+    # --- columns --------------------------------------------------------------------------
+    def column_header(self, name: str) -> str:
+        if name == "__str__":
+            return capfirst(self.model.verbose_name)
+        return self.label_for(name)
+
+    def value_for(self, item: DynamoModel, name: str) -> Any:
+        """Return the value a column or read-only field shows for an item."""
+        if name == "__str__":
+            return str(item)
+        method = getattr(self, name, None)
+        if callable(method):
+            return method(item)
+        return getattr(item, name, None)
+
+    # --- permissions ----------------------------------------------------------------------
+    def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        user = request.user
+        return user.has_perm(perm_name("view", self.model)) or user.has_perm(
+            perm_name("change", self.model)
+        )
+
+    def has_add_permission(self, request) -> bool:
+        return request.user.has_perm(perm_name("add", self.model))
+
+    def has_change_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        return request.user.has_perm(perm_name("change", self.model))
+
+    def has_delete_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        return request.user.has_perm(perm_name("delete", self.model))
+
+    def has_module_permission(self, request) -> bool:
+        return request.user.has_module_perms(self.model.app_label)
+
+    def get_model_perms(self, request) -> dict[str, bool]:
+        return {
+            "add": self.has_add_permission(request),
+            "change": self.has_change_permission(request),
+            "delete": self.has_delete_permission(request),
+            "view": self.has_view_permission(request),
+        }
+
+    def require(self, allowed: bool) -> None:
+        if not allowed:
+            raise PermissionDenied
+
+    # --- items ----------------------------------------------------------------------------
+    def key_or_404(self, object_id: str) -> tuple[Any, ...]:
+        values = key_values(self.model, object_id)
+        if values is None:
+            raise Http404(f"No {self.model.verbose_name} has the key {object_id!r}.")
+        return values
+
+    def get_object(self, request, object_id: str) -> DynamoModel | None:
+        """Return the stored item an object id names (one GetItem), or None."""
+        return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
+
+    def get_deleted_objects(self, request, obj: DynamoModel) -> list[DynamoModel]:
+        """Return the items deleted together with obj: its inlines' items."""
+        related: list[DynamoModel] = []
+        for inline in self.get_inline_instances(request, obj):
+            related += inline.get_items(obj)
+        return related
+
+    def url_for(self, view: str, *args: Any) -> str:
+        return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
+
+    def save_model(self, request, obj: DynamoModel, form, change: bool) -> None:
+        """Store the page's item; a lost version race raises AlreadyExists or StaleVersion."""
+        self.save_item(request, obj, form, change)
+
+    # --- history --------------------------------------------------------------------------
+    def log_addition(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
+        history.log(request, obj, "add", changes)
+
+    def log_change(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
+        history.log(request, obj, "change", changes)
+
+    def log_deletion(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
+        history.log(request, obj, "delete", changes)
+
+    # --- views ----------------------------------------------------------------------------
+    def changelist_view(self, request, extra_context=None):
+        return changelist.changelist_view(self, request, extra_context)
+
+    def add_view(self, request, extra_context=None):
+        return change.changeform_view(self, request, None, extra_context)
+
+    def change_view(self, request, object_id: str, extra_context=None):
+        return change.changeform_view(self, request, object_id, extra_context)
+
+    def raw_view(self, request, object_id: str):
+        return change.raw_view(self, request, object_id)
+
+    def delete_view(self, request, object_id: str, extra_context=None):
+        return delete.delete_view(self, request, object_id, extra_context)
+
+    def history_view(self, request, object_id: str, extra_context=None):
+        return history.history_view(self, request, object_id, extra_context)
+
+    def get_urls(self):
+        prefix = f"{self.model.app_label}_{self.model.model_name}"
+        wrap = self.admin_site.admin_view
+        return [
+            path("", wrap(self.changelist_view), name=f"{prefix}_changelist"),
+            path("add/", wrap(self.add_view), name=f"{prefix}_add"),
+            path("<path:object_id>/history/", wrap(self.history_view), name=f"{prefix}_history"),
+            path("<path:object_id>/delete/", wrap(self.delete_view), name=f"{prefix}_delete"),
+            path("<path:object_id>/change/", wrap(self.change_view), name=f"{prefix}_change"),
+            path("<path:object_id>/raw/", wrap(self.raw_view), name=f"{prefix}_raw"),
+        ]
+
+    @cached_property
+    def urls(self):
+        return self.get_urls()
+
+    def templates(self, name: str, override: str | None = None) -> list[str]:
+        """Return the template chain: the model's, the app's, then the default one."""
+        if override:
+            return [override]
+        app, model = self.model.app_label, self.model.model_name
+        return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
+
+    def check(self, **kwargs: Any) -> list:
+        from .checks import check_model_admin
+
+        return check_model_admin(self)
+
+
+class DynamoInline(BaseDynamoAdmin):
+    """Items of another table that belong to the page's item, edited on its change page.
+
+    `fk_name` is the inline model's attribute holding the parent's hash key. When it is the
+    inline table's hash key the items are one Query on the table (a GetItem when that is the
+    whole key); `max_num = 1` shows one stacked form.
+    """
+
+    fk_name = ""
+    extra = 1
+    max_num: int | None = None
+    can_delete = True
+    template = "dynamo_admin/edit_inline/tabular.html"
+    verbose_name_plural: str | None = None
+
+    def __init__(self, parent_model: type[DynamoModel], admin_site) -> None:
+        self.parent_model = parent_model
+        self.admin_site = admin_site
+        self.opts = ModelOpts(self.model)
+
+    def get_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
+        fields = super().get_fields(request, obj)
+        return [name for name in fields if name != self.fk_name]
+
+    def title(self) -> str:
+        return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+
+    def parent_key(self, parent: DynamoModel) -> Any:
+        return parent.pk[0]
+
+    def get_items(self, parent: DynamoModel) -> list[DynamoModel]:
+        """Return the parent's items of this inline: one Query, or one GetItem."""
+        keys = self.model.key_attribute_names()
+        if keys == [self.fk_name]:
+            item = self.model.get_or_none(self.parent_key(parent), consistent_read=True)
+            return [item] if item is not None else []
+        limit = self.max_num or None
+        return list(self.model.query(self.parent_key(parent), limit=limit, consistent_read=True))
+
+    def new_item(self, parent: DynamoModel) -> DynamoModel:
+        item = self.model()
+        setattr(item, self.fk_name, self.parent_key(parent))
+        return item
+
+    def has_change_permission(self, request) -> bool:
+        return request.user.has_perm(perm_name("change", self.model))
+
+    def has_add_permission(self, request) -> bool:
+        return request.user.has_perm(perm_name("add", self.model))
+
+    def has_delete_permission(self, request) -> bool:
+        return request.user.has_perm(perm_name("delete", self.model))
+
+    def has_view_permission(self, request) -> bool:
+        return request.user.has_perm(perm_name("view", self.model)) or self.has_change_permission(
+            request
+        )
+
+
+class TabularInline(DynamoInline):
+    """Inline items as rows of a table."""
+
+
+class StackedInline(DynamoInline):
+    """Inline items as stacked forms."""
+
+    template = "dynamo_admin/edit_inline/stacked.html"

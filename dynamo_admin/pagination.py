@@ -1,0 +1,72 @@
+"""Cursor pagination: a signed token carries where a page starts and where earlier pages did.
+
+DynamoDB pages forward only, through LastEvaluatedKey. A page's token holds its start key and
+the start keys of the pages before it, so "previous" is one more forward read from a known
+key: no offsets, no counts, one call per page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core import signing
+
+from dynamo.cursors import InvalidCursor
+
+SALT = "dynamo_admin.changelist"
+# Links keep at most this many earlier pages; a deeper "previous" restarts at the first page.
+MAX_TRAIL = 100
+
+Key = dict[str, Any]
+
+__all__ = ["InvalidCursor", "Position", "decode", "encode"]
+
+
+@dataclass
+class Position:
+    """Where a page starts (None: the first page) and where the pages before it started."""
+
+    start: Key | None = None
+    trail: list[Key | None] = field(default_factory=list)
+
+    def next(self, start: Key) -> Position:
+        return Position(start, [*self.trail, self.start][-MAX_TRAIL:])
+
+    def previous(self) -> Position | None:
+        if not self.trail and self.start is None:
+            return None
+        if not self.trail:
+            return Position()
+        return Position(self.trail[-1], self.trail[:-1])
+
+
+def encode(position: Position, scope: str) -> str:
+    """Return the signed token for a position, bound to one listing."""
+    if position.start is None:
+        return ""
+    payload = {"s": scope, "k": position.start, "t": [key or {} for key in position.trail]}
+    return signing.dumps(payload, salt=SALT, compress=True)
+
+
+def _is_key(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(name, str) and isinstance(typed, dict) and len(typed) == 1
+        for name, typed in value.items()
+    )
+
+
+def decode(token: str | None, scope: str) -> Position:
+    """Return the position in a token, or raise InvalidCursor."""
+    if not token:
+        return Position()
+    try:
+        payload = signing.loads(token, salt=SALT)
+    except (signing.BadSignature, ValueError, TypeError) as exc:
+        raise InvalidCursor("This page link is invalid or has been tampered with.") from exc
+    if not isinstance(payload, dict) or payload.get("s") != scope:
+        raise InvalidCursor("This page link belongs to another listing.")
+    start, trail = payload.get("k"), payload.get("t")
+    if not (_is_key(start) and start and isinstance(trail, list) and all(map(_is_key, trail))):
+        raise InvalidCursor("This page link is malformed.")
+    return Position(start, [key or None for key in trail])

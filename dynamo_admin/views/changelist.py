@@ -1,0 +1,376 @@
+"""ChangeList: the query string turned into one DynamoDB read, its columns and its page links.
+
+The search (a key lookup), a list filter or the date hierarchy each pick one Query or GetItem;
+with none of them the listing is a Scan with a limit. One read at a time: choosing one drops
+the others from the links. Pages move through signed cursors, never offsets or counts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import messages
+from django.http import HttpResponseRedirect, QueryDict
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+from pynamodb.attributes import Attribute
+
+from dynamo.cursors import InvalidCursor
+from dynamo.models import DynamoModel
+
+from .. import pagination
+from ..display import display
+from ..filters import ListFilter, indexes_of, parse_key_value
+from ..keys import key_values, object_id
+from ..sources import GetItem, IndexQuery, Source, TableQuery, TableScan
+
+if TYPE_CHECKING:
+    from ..options import DynamoModelAdmin
+
+SEARCH_VAR, ORDER_VAR, CURSOR_VAR, YEAR_VAR = "q", "o", "cursor", "year"
+MONTH_RE = re.compile(r"\A\d{4}-(0[1-9]|1[0-2])\Z")
+
+
+class BadQuery(ValueError):
+    """A query string value the listing cannot read (shown as a 400 page)."""
+
+
+@dataclass
+class Column:
+    """A changelist column: its name, header text and the sort link when it is the sort key."""
+
+    name: str
+    header: str
+    sort_url: str = ""
+    sorted: str = ""  # "ascending", "descending" or ""
+
+
+@dataclass
+class Row:
+    """One item of the page: its cells, its change URL and its object id for actions."""
+
+    item: DynamoModel
+    object_id: str
+    url: str
+    cells: list[str]
+
+
+def search_terms(text: str) -> list[str]:
+    """Split a search into key terms: `alice python`, `alice/python` or one term."""
+    return [term for term in re.split(r"[\s/]+", text.strip()) if term][:2]
+
+
+class ChangeList:
+    """The listing of one changelist request: which read, which page, which links."""
+
+    def __init__(self, request, model_admin: DynamoModelAdmin) -> None:
+        self.request = request
+        self.model_admin = model_admin
+        self.model: type[DynamoModel] = model_admin.model
+        self.params: dict[str, str] = {k: v for k, v in request.GET.items()}
+        self.query = self.params.get(SEARCH_VAR, "").strip()
+        self.per_page = model_admin.get_list_per_page(request)
+        self.search_fields = model_admin.get_search_fields(request)
+        self.filters = [
+            cls(self.model, self.params) for cls in model_admin.get_list_filter_classes(request)
+        ]
+        self.date_index = model_admin.get_date_hierarchy_index(request)
+        self.source, self.active = self.get_source()
+        self.forward = self.get_direction()
+        self.scope = (
+            f"{self.model.app_label}.{self.model.model_name}|{self.source.scope(self.forward)}"
+        )
+        try:
+            self.position = pagination.decode(self.params.get(CURSOR_VAR), self.scope)
+        except InvalidCursor as exc:
+            raise BadQuery(str(exc)) from exc
+        self.page = self.source.page(self.model, self.per_page, self.position.start, self.forward)
+
+    # --- which read -----------------------------------------------------------------------
+    def get_source(self) -> tuple[Source, str]:
+        """Return the read this query string asks for and the parameter that chose it."""
+        if self.query and self.search_fields:
+            return self.search_source(), SEARCH_VAR
+        for list_filter in self.filters:
+            if list_filter.value is not None:
+                try:
+                    return list_filter.source(list_filter.value), list_filter.parameter_name
+                except (ValueError, KeyError) as exc:
+                    raise BadQuery(f"Bad {list_filter.title} filter: {exc}") from exc
+        if self.date_index is not None:
+            month = self.params.get(self.date_parameter)
+            if month:
+                if not MONTH_RE.match(month):
+                    raise BadQuery("Choose a month as YYYY-MM.")
+                return IndexQuery(self.date_index, month), self.date_parameter
+        return TableScan(), ""
+
+    def search_source(self) -> Source:
+        """Return the key lookup a search asks for: a GetItem or a Query on the table."""
+        attributes = self.model.get_attributes()
+        hash_name, *range_names = self.model.key_attribute_names()
+        prefix = any(field == f"^{range_names[0]}" for field in self.search_fields if range_names)
+        terms = search_terms(self.query)
+        try:
+            hash_value = parse_key_value(attributes[hash_name], terms[0])
+            if not range_names:
+                return GetItem((hash_value,))
+            if len(terms) == 1:
+                return TableQuery(hash_value, range_key=range_names[0])
+            range_attribute: Attribute = attributes[range_names[0]]
+            range_value = parse_key_value(range_attribute, terms[1])
+        except ValueError as exc:
+            raise BadQuery(f"Bad search: {exc}") from exc
+        if prefix:
+            return TableQuery(
+                hash_value, range_attribute.startswith(range_value), range_key=range_names[0]
+            )
+        return GetItem((hash_value, range_value))
+
+    def get_direction(self) -> bool:
+        """Return True for ascending sort-key order: the `o` parameter, else `ordering`."""
+        order = self.params.get(ORDER_VAR)
+        if order in ("asc", "desc"):
+            return order == "asc"
+        for entry in self.model_admin.get_ordering(self.request):
+            if entry.lstrip("-") in self.source.sort_keys[:1]:
+                return not entry.startswith("-")
+        return True
+
+    @property
+    def date_parameter(self) -> str:
+        return self.date_index.hash_key_names()[0] if self.date_index is not None else ""
+
+    # --- links ----------------------------------------------------------------------------
+    def get_query_string(self, new: dict[str, Any] | None = None, remove=()) -> str:
+        """Return `?...` with parameters set or removed; any change restarts at page one."""
+        params = {k: v for k, v in self.params.items() if k not in remove and k != CURSOR_VAR}
+        for key, value in (new or {}).items():
+            if value is None:
+                params.pop(key, None)
+            else:
+                params[key] = value
+        return f"?{urlencode(sorted(params.items()))}" if params else "?"
+
+    def choose(self, parameter: str, value: str | None) -> str:
+        """Return the link that reads through one parameter alone (dropping the others)."""
+        chooser = {SEARCH_VAR, ORDER_VAR, YEAR_VAR, self.date_parameter}
+        chooser |= {f.parameter_name for f in self.filters}
+        return self.get_query_string({parameter: value}, remove=chooser - {YEAR_VAR})
+
+    def page_link(self, position: pagination.Position | None) -> str | None:
+        if position is None:
+            return None
+        token = pagination.encode(position, self.scope)
+        params = QueryDict(mutable=True)
+        params.update({k: v for k, v in self.params.items() if k != CURSOR_VAR})
+        if token:
+            params[CURSOR_VAR] = token
+        return f"?{params.urlencode()}" if params else "?"
+
+    @property
+    def next_url(self) -> str | None:
+        start = self.page.next_start
+        return self.page_link(self.position.next(start)) if start else None
+
+    @property
+    def previous_url(self) -> str | None:
+        return self.page_link(self.position.previous())
+
+    @property
+    def first_url(self) -> str | None:
+        return self.page_link(pagination.Position()) if self.position.start else None
+
+    # --- columns and rows -----------------------------------------------------------------
+    def columns(self) -> list[Column]:
+        columns = []
+        sort_key = self.source.sort_keys[0] if self.source.ordered else None
+        for name in self.model_admin.get_list_display(self.request):
+            column = Column(name, self.model_admin.column_header(name))
+            if name == sort_key:
+                column.sorted = "ascending" if self.forward else "descending"
+                column.sort_url = self.get_query_string(
+                    {ORDER_VAR: "desc" if self.forward else "asc"}
+                )
+            columns.append(column)
+        return columns
+
+    def rows(self) -> list[Row]:
+        names = self.model_admin.get_list_display(self.request)
+        empty = self.model_admin.get_empty_value_display()
+        info = (self.model.app_label, self.model.model_name)
+        rows = []
+        for item in self.page.items:
+            oid = object_id(item)
+            url = reverse(f"admin:{info[0]}_{info[1]}_change", args=[oid])
+            cells = [display(self.model_admin.value_for(item, name), empty) for name in names]
+            rows.append(Row(item, oid, url, cells))
+        return rows
+
+    # --- sidebar --------------------------------------------------------------------------
+    def filter_specs(self) -> list[dict[str, Any]]:
+        """Return each filter's title, choices (or text box) and whether it is in use."""
+        specs = []
+        for list_filter in self.filters:
+            lookups = list_filter.lookups(self.request, self.model_admin)
+            name = list_filter.parameter_name
+            choices = [
+                {
+                    "display": "All",
+                    "selected": list_filter.value is None,
+                    "url": self.choose(name, None),
+                }
+            ]
+            for value, label in lookups or ():
+                choices.append(
+                    {
+                        "display": label,
+                        "selected": list_filter.value == str(value),
+                        "url": self.choose(name, str(value)),
+                    }
+                )
+            specs.append(
+                {
+                    "title": list_filter.title,
+                    "parameter": name,
+                    "value": list_filter.value,
+                    "choices": choices,
+                    "text_box": lookups is None,
+                }
+            )
+        return specs
+
+    def date_hierarchy(self) -> dict[str, Any] | None:
+        """Return the year and month links of the date hierarchy."""
+        if self.date_index is None:
+            return None
+        chosen = self.params.get(self.date_parameter, "")
+        this_year = timezone.localdate().year
+        year = int(chosen[:4]) if chosen[:4].isdigit() else this_year
+        if self.params.get(YEAR_VAR, "").isdigit():
+            year = int(self.params[YEAR_VAR])
+        months = [
+            {
+                "label": date(year, m, 1).strftime("%B %Y"),
+                "value": f"{year}-{m:02d}",
+                "url": self.choose(self.date_parameter, f"{year}-{m:02d}") + f"&{YEAR_VAR}={year}",
+                "selected": chosen == f"{year}-{m:02d}",
+            }
+            for m in range(1, 13)
+        ]
+        return {
+            "year": year,
+            "previous_year_url": self.get_query_string({YEAR_VAR: str(year - 1)}),
+            "next_year_url": self.get_query_string({YEAR_VAR: str(year + 1)}),
+            "all_url": self.choose(self.date_parameter, None),
+            "months": months,
+            "chosen": chosen,
+        }
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.filters)
+
+    @property
+    def clear_all_url(self) -> str | None:
+        return self.choose(SEARCH_VAR, None) if self.active else None
+
+    @property
+    def index_name(self) -> str:
+        index = getattr(self.source, "index", None)
+        return index.Meta.index_name if index is not None else ""
+
+    def describe_read(self) -> str:
+        """Return what the page read, for the line above the results."""
+        kind = type(self.source).__name__
+        return {
+            "TableScan": "Scan of the table (one page)",
+            "IndexScan": f"Scan of the sparse index {self.index_name} (one page)",
+            "IndexQuery": f"Query of the index {self.index_name}",
+            "TableQuery": "Query of the table by key",
+            "GetItem": "GetItem by key",
+        }[kind]
+
+    @staticmethod
+    def indexes(model: type[DynamoModel]) -> list[str]:
+        return sorted(indexes_of(model))
+
+    # Template-friendly aliases.
+    @property
+    def filter_list(self) -> list[ListFilter]:
+        return self.filters
+
+
+def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
+    """List one page of items; a POST runs an action on the selected ones."""
+    model_admin.require(model_admin.has_view_permission(request))
+    if request.method == "POST" and "action" in request.POST:
+        return run_action(model_admin, request)
+    try:
+        cl = ChangeList(request, model_admin)
+    except BadQuery as exc:
+        return bad_request(model_admin, request, str(exc))
+    actions = model_admin.get_actions(request)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": f"Select {model_admin.model.verbose_name} to change"
+        if model_admin.has_change_permission(request)
+        else f"Select {model_admin.model.verbose_name} to view",
+        "subtitle": None,
+        "opts": model_admin.opts,
+        "cl": cl,
+        "columns": cl.columns(),
+        "rows": cl.rows(),
+        "search_fields": cl.search_fields,
+        "action_choices": [
+            (name, description % {"verbose_name_plural": model_admin.model.verbose_name_plural})
+            for _, name, description in actions.values()
+        ],
+        "has_add_permission": model_admin.has_add_permission(request),
+        **(extra_context or {}),
+    }
+    request.current_app = model_admin.admin_site.name
+    template = model_admin.templates("change_list.html", model_admin.change_list_template)
+    return TemplateResponse(request, template, context)
+
+
+def run_action(model_admin: DynamoModelAdmin, request):
+    """Run the chosen action on the selected items (read with BatchGetItem)."""
+    actions = model_admin.get_actions(request)
+    name = request.POST.get("action", "")
+    if name not in actions:
+        model_admin.require(name not in model_admin.get_all_action_names())
+        return bad_request(model_admin, request, f"No action {name!r}.")
+    keys = [key_values(model_admin.model, oid) for oid in request.POST.getlist("_selected_action")]
+    keys = [key for key in keys if key is not None]
+    redirect_to = request.get_full_path()
+    if not keys:
+        messages.warning(
+            request,
+            "Items must be selected in order to perform actions on them. "
+            "No items have been changed.",
+        )
+        return HttpResponseRedirect(redirect_to)
+    items = list(model_admin.model.batch_get(keys if len(keys[0]) > 1 else [k[0] for k in keys]))
+    function = actions[name][0]
+    response = function(model_admin, request, items)
+    return response if response is not None else HttpResponseRedirect(redirect_to)
+
+
+def bad_request(model_admin: DynamoModelAdmin, request, message: str):
+    """Return the 400 page for a query string the listing cannot read."""
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Bad request",
+        "subtitle": None,
+        "opts": model_admin.opts,
+        "message": message,
+        "changelist_url": model_admin.url_for("changelist"),
+    }
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(request, model_admin.templates("bad_request.html"), context, status=400)

@@ -1,0 +1,66 @@
+"""The delete confirmation page: lists what goes with the item, then deletes all of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.utils.text import capfirst
+
+from dynamo.exceptions import StaleVersion
+
+from ..deletion import delete_with_related
+from ..display import plain
+from .change import missing_item_redirect
+
+if TYPE_CHECKING:
+    from ..options import DynamoModelAdmin
+
+
+def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_context=None):
+    """Confirm, then delete the item and its related items on the version the page showed."""
+    model_admin.require(model_admin.has_delete_permission(request))
+    item = model_admin.get_object(request, object_id)
+    if item is None:
+        return missing_item_redirect(model_admin, request, object_id)
+    related = model_admin.get_deleted_objects(request, item)
+    error = None
+    if request.method == "POST":
+        try:
+            item.version = int(request.POST.get("version", ""))
+        except ValueError:
+            item.version = None
+        try:
+            if item.version is None:
+                raise ValidationError("The page did not say which version to delete.")
+            delete_with_related(item, related)
+        except (StaleVersion, ValidationError) as exc:
+            error = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)
+            item = model_admin.get_object(request, object_id) or item
+        else:
+            snapshot = {name: [plain(v), None] for name, v in item.to_display().items()}
+            model_admin.log_deletion(request, item, snapshot)
+            for child in related:
+                model_admin.log_deletion(request, child, {})
+            messages.success(request, f"The {item.verbose_name} “{item}” was deleted successfully.")
+            return HttpResponseRedirect(model_admin.url_for("changelist"))
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Are you sure?",
+        "subtitle": None,
+        "opts": model_admin.opts,
+        "object": item,
+        "object_id": object_id,
+        "object_name": item.verbose_name,
+        "related": [(capfirst(child.verbose_name), str(child)) for child in related],
+        "error": error,
+        **(extra_context or {}),
+    }
+    request.current_app = model_admin.admin_site.name
+    template = model_admin.templates(
+        "delete_confirmation.html", model_admin.delete_confirmation_template
+    )
+    return TemplateResponse(request, template, context)

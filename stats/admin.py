@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import messages
+from django.contrib.admin import action
+from django.core.exceptions import ValidationError
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from dynamo_admin.decorators import register
+from dynamo_admin.filters import IndexFilter
+from dynamo_admin.keys import object_id
+from dynamo_admin.options import DynamoModelAdmin
+from dynamo_admin.sources import IndexQuery
+
+from .activity import record_session
+from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
+
+
+class LeaderboardFilter(IndexFilter):
+    """Rank users by one metric: a Query on that metric's leaderboard index."""
+
+    title = "leaderboard"
+    parameter_name = "leaderboard"
+    index_name = "gsi_leaderboard_xp"
+
+    def lookups(self, request, model_admin):
+        partitions = leaderboard_partitions()
+        for metric in METRICS:
+            for partition in partitions:
+                label = metric if len(partitions) == 1 else f"{metric} ({partition})"
+                yield f"{metric}@{partition}", f"By {label}"
+
+    def source(self, value: str):
+        metric, _, partition = value.partition("@")
+        if partition not in leaderboard_partitions():
+            raise ValueError(f"{partition!r} is not a leaderboard partition.")
+        return IndexQuery(UserStats.leaderboard_index(metric), partition)
+
+
+class ReminderBucketFilter(IndexFilter):
+    """Users whose next reminder falls in one UTC hour."""
+
+    title = "reminder hour (UTC)"
+    parameter_name = "next_reminder_bucket"
+    index_name = "gsi_user_stats_reminders"
+
+    def lookups(self, request, model_admin):
+        now = timezone.now()
+        return [(reminder_bucket(now + timedelta(hours=h)),) * 2 for h in range(6)]
+
+
+class StudySessionForm(forms.Form):
+    xp = forms.IntegerField(min_value=0, label="XP")
+    questions = forms.IntegerField(min_value=0)
+    correct = forms.IntegerField(min_value=0)
+    minutes = forms.FloatField(min_value=0)
+    when = forms.DateTimeField(required=False, help_text="Leave empty for now.")
+
+
+@register(UserStats)
+class UserStatsAdmin(DynamoModelAdmin):
+    list_display = ("username", "xp", "streak", "efficiency", "accuracy", "next_reminder_at")
+    list_filter = [LeaderboardFilter, ReminderBucketFilter]
+    search_fields = ("=username",)
+    ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
+    readonly_fields = ("leaderboard_partition", "next_reminder_bucket", "last_reminded_at")
+    actions = ["record_study_session"]
+
+    def save_item(self, request, item, form, change):
+        item.schedule_reminder(item.next_reminder_at)
+        item.save()
+
+    @action(permissions=["change"], description="Record a study session")
+    def record_study_session(self, request, items):
+        """Ask for the session's figures, then record it for each selected user."""
+        form = StudySessionForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            recorded = 0
+            for item in items:
+                try:
+                    record_session(item.username, **form.cleaned_data)
+                except ValidationError as exc:
+                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                    continue
+                recorded += 1
+            messages.success(request, f"Recorded a study session for {recorded} users.")
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Record a study session",
+            "subtitle": None,
+            "opts": self.opts,
+            "form": form,
+            "items": items,
+            "selected": [object_id(item) for item in items],
+            "action_name": "record_study_session",
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, self.templates("record_session.html"), context)

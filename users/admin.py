@@ -1,0 +1,65 @@
+from dynamo_admin.decorators import register
+from dynamo_admin.filters import IndexFilter, SparseIndexFilter
+from dynamo_admin.options import DynamoModelAdmin, StackedInline, TabularInline
+from stats.models import UserStats
+
+from .models import User, UserSkill
+
+
+class UserSkillInline(TabularInline):
+    model = UserSkill
+    fk_name = "username"
+    fields = ("skill_id", "proficiency", "years", "notes", "skill_name", "category")
+    readonly_fields = ("skill_name", "category")
+    extra = 1
+
+
+class UserStatsInline(StackedInline):
+    model = UserStats
+    fk_name = "username"
+    fields = ("xp", "streak", "efficiency", "accuracy", "next_reminder_at", "leaderboard_partition")
+    readonly_fields = ("leaderboard_partition",)
+    max_num = 1
+    verbose_name_plural = "stats"
+
+    def save_item(self, request, item, form, change):
+        item.schedule_reminder(item.next_reminder_at)
+        item.save()
+
+
+class DeletedFilter(SparseIndexFilter):
+    title = "soft-deleted"
+    parameter_name = "deleted"
+    index_name = "gsi_deleted_at"
+    label = "Deleted, awaiting purge"
+
+
+@register(User)
+class UserAdmin(DynamoModelAdmin):
+    list_display = ("username", "name", "email", "created_at", "deleted_at")
+    list_filter = [DeletedFilter]
+    search_fields = ("=username",)
+    date_hierarchy = "gsi_created_month"
+    ordering = ("-created_at",)
+    readonly_fields = ("password_hash", "created_month")
+    fieldsets = (
+        (None, {"fields": ("username", "name", "email")}),
+        ("Account", {"fields": ("password_hash", "deleted_at")}),
+        ("Record", {"fields": ("created_month", "created_at", "updated_at", "version")}),
+    )
+    inlines = (UserSkillInline, UserStatsInline)
+
+
+class SkillNameFilter(IndexFilter):
+    title = "skill name"
+    parameter_name = "skill_name"
+    index_name = "gsi_skill_level"
+
+
+@register(UserSkill)
+class UserSkillAdmin(DynamoModelAdmin):
+    list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
+    list_filter = ["skill_id", SkillNameFilter]
+    search_fields = ("=username", "^skill_id")
+    ordering = ("username", "-proficiency", "skill_id")
+    readonly_fields = ("skill_name", "category")
