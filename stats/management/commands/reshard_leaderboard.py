@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -63,7 +64,9 @@ class Command(DynamoCommand):
                     for item in page.get("Items", [])
                     if "leaderboard_partition" in item
                 ]
-                rewritten += sum(pool.map(lambda move: self.handle_one(*move), moves))
+                # Each task runs in a copy of this context so the command's meter sees it.
+                tasks = [(contextvars.copy_context(), move) for move in moves]
+                rewritten += sum(pool.map(lambda t: t[0].run(self.handle_one, *t[1]), tasks))
                 scanned += len(page.get("Items", []))
                 pages += 1
                 start = page.get("LastEvaluatedKey")

@@ -1,0 +1,114 @@
+"""Shared set-up for the stats benchmarks: DynamoDB Local in memory, fresh tables, bulk data."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+
+
+@contextmanager
+def engine() -> Iterator[str]:
+    """Start DynamoDB Local in memory, set Django up against it and create the tables."""
+    from dynamo import local
+
+    with local.running(allow_moto=False) as running:
+        os.environ["DYNAMODB_ENDPOINT"] = running.endpoint
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+        os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdefghij")
+        os.environ["DYNAMODB_TABLE_PREFIX"] = "bench-"
+        os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
+        os.environ["EMAIL_URL"] = "memorymail://"
+
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("create_tables", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
+        ask_for_capacity()
+        yield running.endpoint
+
+
+def ask_for_capacity() -> None:
+    """Make every call report its consumed capacity so the meter can add it up."""
+    from dynamo.models import client_for
+    from stats.models import UserStats
+    from users.models import User
+
+    operations = {"GetItem", "BatchGetItem", "Query", "Scan", "PutItem", "UpdateItem"}
+    operations |= {"DeleteItem", "BatchWriteItem"}
+
+    def add(params, model, **_):
+        if model.name in operations:
+            params.setdefault("ReturnConsumedCapacity", "TOTAL")
+
+    for model in (UserStats, User):
+        client_for(model).meta.events.register(
+            "before-parameter-build.dynamodb", add, unique_id="bench-capacity"
+        )
+
+
+def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=None) -> float:
+    """Write `count` users and their stats in parallel batches; return the seconds it took."""
+    from dynamo.batch import put_request
+    from dynamo.models import utcnow
+    from dynamo.parallel import write_batches
+    from stats.models import UserStats, leaderboard_partition_for
+    from users.models import User
+
+    rng = random.Random(seed)
+    now = utcnow()
+
+    def batches():
+        users, stats = [], []
+        for n in range(count):
+            username = f"learner{n:06d}"
+            user = User(username, name=f"Learner {n}", email=f"{username}@example.com")
+            user.created_at = user.updated_at = now
+            user.created_month = now.strftime("%Y-%m")
+            user.version = 1
+            item = UserStats(
+                username,
+                xp=int(rng.paretovariate(1.2) * 100),
+                streak=rng.randrange(0, 60),
+                efficiency=round(rng.uniform(0, 100), 1),
+                accuracy=round(rng.uniform(20, 100), 1),
+                leaderboard_partition=leaderboard_partition_for(username, shards),
+                created_at=now,
+                updated_at=now,
+                version=1,
+            )
+            if reminders is not None:
+                item.schedule_reminder(reminders(n, rng))
+            users.append(put_request(user))
+            stats.append(put_request(item))
+            if len(stats) == 25:
+                yield User, users
+                yield UserStats, stats
+                users, stats = [], []
+        if stats:
+            yield User, users
+            yield UserStats, stats
+
+    started = time.perf_counter()
+    write_batches(batches(), threads=8)
+    return time.perf_counter() - started
+
+
+def timed(function, *args, **kwargs):
+    """Run a function under a fresh meter; return (result, meter, milliseconds)."""
+    from dynamo import meter
+
+    with meter.metered() as metered:
+        started = time.perf_counter()
+        result = function(*args, **kwargs)
+        elapsed = (time.perf_counter() - started) * 1000
+    return result, metered, elapsed
