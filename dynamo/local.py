@@ -200,23 +200,49 @@ def _manage(*args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], env=env, check=True)
 
 
+def _stop_on_termination() -> None:
+    """Turn SIGTERM and SIGHUP into SystemExit so `finally` blocks stop the children."""
+
+    def leave(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, leave)
+
+
 def serve(addrport: str, users: int) -> int:
     """Start DynamoDB Local with data under var/, prepare everything, then run the server."""
+    _stop_on_termination()
     with running(data_dir=HOME / "data") as engine:
         env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
         print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
         _manage("migrate", "--no-input", "-v", "0", env=env)
         _manage("create_tables", env=env)
         _manage("seed", "--users", str(users), "--if-empty", env=env)
-        _manage("bootstrap_staff", env=env)
+        _manage("bootstrap_staff", "--url", f"http://{addrport}/admin/", env=env)
+        # Its own process group, so one signal stops the server and its autoreloader child.
         server = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport], env=env
+            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport],
+            env=env,
+            start_new_session=True,
         )
         try:
             return server.wait()
         except KeyboardInterrupt:
-            server.send_signal(signal.SIGINT)
-            return server.wait()
+            return 0
+        finally:
+            _stop_group(server)
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def run_with_engine(command: list[str], data_dir: Path | None) -> int:

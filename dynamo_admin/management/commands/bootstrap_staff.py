@@ -22,8 +22,11 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--username", default="admin", help="Name of the superuser to create (admin)."
         )
+        parser.add_argument(
+            "--url", default=ADMIN_URL, help=f"The admin's address to print ({ADMIN_URL})."
+        )
 
-    def handle(self, *args, username: str, **options):
+    def handle(self, *args, username: str, url: str = ADMIN_URL, **options):
         users = get_user_model()
         existing = users.objects.filter(is_superuser=True).order_by("pk").first()
         if existing is not None:
@@ -40,4 +43,4 @@ class Command(DynamoCommand):
             )
         password = secrets.token_urlsafe(18)
         users.objects.create_superuser(**{users.USERNAME_FIELD: username}, password=password)
-        self.stdout.write(f"Staff login: {username} / {password}  ({ADMIN_URL})")
+        self.stdout.write(f"Staff login: {username} / {password}  ({url})")
