@@ -150,6 +150,20 @@ def test_without_a_terminal_it_prints_plain_progress_lines(dynamo):
     assert "(100%)" in output
 
 
+class Terminal(StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_it_draws_a_progress_bar(dynamo):
+    terminal = Terminal()
+
+    call_command("seed", users=5, now=NOW.isoformat(), stdout=terminal)
+
+    assert "100%|" in terminal.getvalue()
+    assert "Seeding: " not in terminal.getvalue().replace("\rSeeding: ", "")
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
