@@ -99,7 +99,7 @@ class InlineFormSet:
         return self.formset.is_valid()
 
     def pending(self) -> list[tuple[InlineItemForm, DynamoModel, str, dict[str, Any]]]:
-        """Return (form, item, action, changes) for each row to write; clean each item first."""
+        """Return (form, item, action, changes) for each row to write."""
         writes = []
         for form in self.formset.forms:
             stored = self.items.get(form.stored_key)
@@ -114,11 +114,6 @@ class InlineFormSet:
             if stored is not None:
                 item.version = form.shown_version()
             changes = form.apply_to(item)
-            try:
-                item.full_clean()
-            except ValidationError as exc:
-                form.add_model_errors(exc)
-                continue
             writes.append((form, item, "change" if stored else "add", changes))
         return writes
 

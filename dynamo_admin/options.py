@@ -152,7 +152,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """Return the actions this user may run: name -> (function, name, description)."""
         chosen: dict[str, tuple[Callable, str, str]] = {}
         for entry in ["delete_selected", *self.actions]:
-            function = getattr(self, entry, None) if isinstance(entry, str) else entry
+            function = getattr(type(self), entry, None) if isinstance(entry, str) else entry
             if entry == "delete_selected":
                 function = builtin_actions.delete_selected
             name = entry if isinstance(entry, str) else entry.__name__
@@ -319,6 +319,10 @@ class DynamoInline(BaseDynamoAdmin):
     def get_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
         fields = super().get_fields(request, obj)
         return [name for name in fields if name != self.fk_name]
+
+    def get_readonly_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
+        """Return read-only names; a stored row's key is fixed by its form, not listed here."""
+        return [*self.readonly_fields, *AUTOMATIC_FIELDS]
 
     def title(self) -> str:
         return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.auth.models import User as StaffUser
@@ -72,3 +75,16 @@ def alice(dynamo, python) -> User:
 def calls(response) -> int:
     """Return how many DynamoDB calls the response's request made."""
     return int(response["X-DynamoDB-Calls"])
+
+
+def link(response, rel: str) -> str | None:
+    """Return the URL of the page link with this rel (next, prev) in a changelist, or None."""
+    match = re.search(rf'<a href="([^"]*)" rel="{rel}"', response.content.decode())
+    if match is None:
+        return None
+    return response.request["PATH_INFO"] + html.unescape(match.group(1))
+
+
+def listed(response) -> list[str]:
+    """Return the object ids of the rows a changelist shows, in order."""
+    return re.findall(r'name="_selected_action" value="([^"]*)"', response.content.decode())

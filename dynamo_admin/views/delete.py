@@ -29,13 +29,11 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
     related = model_admin.get_deleted_objects(request, item)
     error = None
     if request.method == "POST":
+        shown = request.POST.get("version", "")
         try:
-            item.version = int(request.POST.get("version", ""))
-        except ValueError:
-            item.version = None
-        try:
-            if item.version is None:
+            if not shown.isdigit():
                 raise ValidationError("The page did not say which version to delete.")
+            item.version = int(shown)
             delete_with_related(item, related)
         except (StaleVersion, ValidationError) as exc:
             error = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)

@@ -1,0 +1,255 @@
+"""The add and change forms: validation, duplicate keys, stale versions, inlines, raw view."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from catalog.models import Skill
+from dynamo_admin.models import AdminLog
+from stats.models import UserStats
+from tests.admin_fixtures import calls
+from users.models import User, UserSkill
+
+ADD = "/admin/catalog/skill/add/"
+PYTHON = "/admin/catalog/skill/python/change/"
+
+
+def skill_form(**values) -> dict[str, str]:
+    return {
+        "skill_id": "go",
+        "name": "Go",
+        "category": "Programming",
+        "description": "",
+        "tags": "",
+        **values,
+    }
+
+
+def test_adding_a_skill_stores_it_and_logs_the_addition(admin_client_, dynamo):
+    response = admin_client_.post(ADD, skill_form(tags="compiled\nfast"))
+
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/catalog/skill/"
+    stored = Skill.get("go")
+    assert (stored.name, stored.category, stored.tags, stored.version) == (
+        "Go",
+        "Programming",
+        {"compiled", "fast"},
+        1,
+    )
+    [entry] = AdminLog.history(stored)
+    assert (entry.action, entry.user, entry.changes["name"]) == ("add", "ada", [None, "Go"])
+
+
+def test_adding_an_item_whose_key_exists_is_rejected_and_the_stored_one_kept(admin_client_, python):
+    response = admin_client_.post(ADD, skill_form(skill_id="python", name="Impostor"))
+
+    assert response.status_code == 200
+    assert "A skill with the key python already exists." in response.content.decode()
+    assert Skill.get("python").name == "Python"
+
+
+def test_a_domain_rule_shows_as_an_error_on_its_field(admin_client_, dynamo):
+    response = admin_client_.post(ADD, skill_form(skill_id="Bad_Id", category="Poetry"))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'class="form-row field-skill_id errors"' in page
+    assert "lowercase letters, digits and dashes" in page
+    assert "&#x27;Poetry&#x27; is not one of" in page
+    assert Skill.get_or_none("Bad_Id") is None
+
+
+def test_changing_a_skill_saves_on_the_version_shown(admin_client_, python):
+    response = admin_client_.post(
+        PYTHON, skill_form(name="Python 3", _version="1", tags="language")
+    )
+
+    assert response.status_code == 302
+    stored = Skill.get("python")
+    assert (stored.name, stored.version) == ("Python 3", 2)
+
+
+def test_a_stale_save_is_rejected_with_the_current_values_and_nothing_overwritten(
+    admin_client_, python
+):
+    python.name = "Python (renamed meanwhile)"
+    python.save()  # version 2: the form below still shows version 1
+
+    response = admin_client_.post(PYTHON, skill_form(name="Mine", _version="1", tags="language"))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Someone else changed this skill since you opened it" in page
+    assert 'id="stale-values"' in page and "Python (renamed meanwhile)" in page
+    stored = Skill.get("python")
+    assert (stored.name, stored.version) == ("Python (renamed meanwhile)", 2)
+    assert AdminLog.history(stored) == []
+
+
+def test_the_key_cannot_be_changed_after_adding(admin_client_, python):
+    page = admin_client_.get(PYTHON).content.decode()
+    admin_client_.post(PYTHON, skill_form(skill_id="snake", name="Py", _version="1", tags=""))
+
+    assert 'name="skill_id"' not in page
+    assert Skill.get_or_none("snake") is None
+    assert Skill.get("python").name == "Py"
+
+
+@pytest.mark.parametrize(
+    ("button", "location"),
+    [
+        ("_continue", "/admin/catalog/skill/go/change/"),
+        ("_addanother", "/admin/catalog/skill/add/"),
+        ("_save", "/admin/catalog/skill/"),
+    ],
+)
+def test_each_save_button_goes_where_djangos_does(admin_client_, dynamo, button, location):
+    response = admin_client_.post(ADD, {**skill_form(), button: "1"})
+
+    assert response["Location"] == location
+
+
+def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
+    admin_client_, alice
+):
+    response = admin_client_.get("/admin/users/user/alice/change/")
+
+    page = response.content.decode()
+    assert calls(response) <= 3
+    assert 'name="userskill-0-proficiency"' in page and 'value="6"' in page
+    assert 'name="userstats-0-xp"' in page and 'value="120"' in page
+    assert f"{calls(response)} DynamoDB calls" in page
+
+
+def inline_post(**overrides) -> dict[str, str]:
+    data = {
+        "username": "alice",
+        "name": "Alice Liddell",
+        "email": "alice@example.com",
+        "deleted_at": "",
+        "_version": "1",
+        "userskill-TOTAL_FORMS": "2",
+        "userskill-INITIAL_FORMS": "1",
+        "userskill-MIN_NUM_FORMS": "0",
+        "userskill-MAX_NUM_FORMS": "1000",
+        "userskill-0-_key": "alice,python",
+        "userskill-0-_version": "1",
+        "userskill-0-proficiency": "Expert",
+        "userskill-0-years": "6",
+        "userskill-0-notes": "",
+        "userskill-1-skill_id": "",
+        "userskill-1-proficiency": "",
+        "userskill-1-years": "",
+        "userskill-1-notes": "",
+        "userstats-TOTAL_FORMS": "1",
+        "userstats-INITIAL_FORMS": "1",
+        "userstats-MIN_NUM_FORMS": "0",
+        "userstats-MAX_NUM_FORMS": "1000",
+        "userstats-0-_key": "alice",
+        "userstats-0-_version": "1",
+        "userstats-0-xp": "120",
+        "userstats-0-streak": "3",
+        "userstats-0-efficiency": "50",
+        "userstats-0-accuracy": "75.5",
+        "userstats-0-next_reminder_at": "",
+    }
+    return {**data, **overrides}
+
+
+def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
+    Skill("go", name="Go", category="Programming").save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(
+            **{
+                "userskill-0-proficiency": "Advanced",
+                "userskill-1-skill_id": "go",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+                "userstats-0-xp": "500",
+                "userstats-0-next_reminder_at": "2030-01-02 03:04:05",
+            }
+        ),
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    assert UserSkill.get("alice", "python").proficiency == "Advanced"
+    go = UserSkill.get("alice", "go")
+    assert (go.skill_name, go.proficiency, go.years) == ("Go", "Beginner", 1)
+    stats = UserStats.get("alice")
+    assert (stats.xp, stats.next_reminder_bucket) == (500, "2030-01-02-03")
+    assert User.get("alice").version == 1  # the user's own fields did not change
+
+
+def test_an_inline_row_can_be_deleted(admin_client_, alice):
+    admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-DELETE": "on"})
+    )
+
+    assert UserSkill.get_or_none("alice", "python") is None
+
+
+def test_a_stale_inline_row_is_rejected(admin_client_, alice):
+    row = UserSkill.get("alice", "python")
+    row.years = 7
+    row.save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-proficiency": "Beginner"})
+    )
+
+    assert response.status_code == 200
+    assert "Someone else changed or deleted this user skill" in response.content.decode()
+    stored = UserSkill.get("alice", "python")
+    assert (stored.proficiency, stored.years) == ("Expert", 7)
+
+
+def test_a_composite_key_round_trips_through_the_url(admin_client_, dynamo):
+    Skill("c-sharp", name="C#", category="Programming").save()
+    UserSkill.for_catalog("o.brien_x", Skill.get("c-sharp"), proficiency="Expert", years=2).save()
+    listing = admin_client_.get("/admin/users/userskill/").content.decode()
+
+    assert 'href="/admin/users/userskill/o.brien_5Fx,c-sharp/change/"' in listing
+    page = admin_client_.get("/admin/users/userskill/o.brien_5Fx,c-sharp/change/")
+    assert page.status_code == 200
+    assert "o.brien_x / c-sharp" in page.content.decode()
+
+
+def test_an_unknown_key_redirects_with_a_message(admin_client_, dynamo):
+    response = admin_client_.get("/admin/catalog/skill/nope/change/", follow=True)
+
+    assert "does not exist" in response.content.decode()
+
+
+def test_the_raw_view_shows_the_item_as_dynamodb_json(admin_client_, python):
+    response = admin_client_.get("/admin/catalog/skill/python/raw/")
+
+    text = response.content.decode()
+    raw = text[text.index('<pre id="raw-item">') + 19 : text.index("</pre>")]
+    stored = json.loads(raw.replace("&quot;", '"'))
+    assert stored["skill_id"] == {"S": "python"}
+    assert stored["tags"] == {"SS": ["language"]}
+    assert stored["version"] == {"N": "1"}
+
+
+@pytest.mark.parametrize("suffix", ["change/", "history/", "raw/"])
+def test_html_in_stored_values_is_escaped_on_every_item_page(admin_client_, dynamo, suffix):
+    evil = "<img src=x onerror=alert(1)>"
+    Skill("xss", name=evil, category="Other", description=evil).save()
+    admin_client_.post(
+        "/admin/catalog/skill/xss/change/",
+        skill_form(
+            skill_id="xss", name=evil + "!", category="Other", description=evil, _version="1"
+        ),
+    )
+
+    page = admin_client_.get(f"/admin/catalog/skill/xss/{suffix}").content.decode()
+
+    assert "<img src=x" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    delete_page = admin_client_.get("/admin/catalog/skill/xss/delete/").content.decode()
+    assert "<img src=x" not in delete_page

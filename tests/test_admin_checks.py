@@ -1,0 +1,62 @@
+"""System checks catch registrations no key or index can serve, at start-up."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.core import checks
+
+from catalog.models import Skill
+from dynamo_admin.options import DynamoModelAdmin, TabularInline
+from stats.models import UserStats
+from users.models import User, UserSkill
+
+
+def ids_for(**options) -> list[str]:
+    admin_class = type("BrokenAdmin", (DynamoModelAdmin,), options)
+    return [error.id for error in admin_class(Skill, admin.site).check()]
+
+
+def test_the_projects_registrations_pass_every_check(db):
+    errors = checks.run_checks(tags=[checks.Tags.admin])
+
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("options", "error_id"),
+    [
+        ({"list_filter": ["name"]}, "dynamo_admin.E001"),
+        ({"list_filter": [("description", ["a"])]}, "dynamo_admin.E001"),
+        ({"search_fields": ["name"]}, "dynamo_admin.E002"),
+        ({"search_fields": ["^skill_id"]}, "dynamo_admin.E003"),
+        ({"date_hierarchy": "created_at"}, "dynamo_admin.E004"),
+        ({"ordering": ["description"]}, "dynamo_admin.E005"),
+        ({"list_display": ["nonsense"]}, "dynamo_admin.E006"),
+        ({"readonly_fields": ["nonsense"]}, "dynamo_admin.E007"),
+        ({"list_per_page": 0}, "dynamo_admin.E009"),
+    ],
+)
+def test_a_misconfigured_option_is_reported_with_its_id(options, error_id):
+    assert ids_for(**options) == [error_id]
+
+
+def test_an_inline_not_keyed_by_the_parent_is_reported():
+    inline = type("Inline", (TabularInline,), {"model": UserSkill, "fk_name": "skill_id"})
+    admin_class = type("UserAdmin", (DynamoModelAdmin,), {"inlines": [inline]})
+
+    assert [e.id for e in admin_class(User, admin.site).check()] == ["dynamo_admin.E008"]
+
+
+def test_filters_on_index_partition_keys_and_key_searches_pass():
+    admin_class = type(
+        "StatsAdmin",
+        (DynamoModelAdmin,),
+        {
+            "list_filter": ["next_reminder_bucket"],
+            "search_fields": ["=username"],
+            "ordering": ["-xp"],
+        },
+    )
+
+    assert admin_class(UserStats, admin.site).check() == []
