@@ -1,0 +1,120 @@
+"""End to end in headless Chromium: log in, filter, page, edit, delete with cascade, history."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User as StaffUser
+
+from catalog.models import Skill
+from dynamo.batch import batch_put
+from stats.models import UserStats
+from users.models import User, UserSkill
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    """Debian's Chromium driven by Playwright; a missing Chromium fails, it never skips."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(executable):
+        pytest.fail("Chromium is not installed: install Debian's `chromium` package.")
+    # Playwright's sync API runs an event loop; Django's ORM is safe here (tests only).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def site(dynamo, live_server, transactional_db, monkeypatch):
+    """Data on DynamoDB Local, a superuser, and five skills to a page."""
+    if dynamo != "local":
+        pytest.skip("the browser tests run on DynamoDB Local")
+    from catalog.admin import SkillAdmin
+
+    monkeypatch.setattr(SkillAdmin, "list_per_page", 5)
+    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
+    batch_put(
+        Skill,
+        [Skill(f"lang-{n:02d}", name=f"Lang {n:02d}", category="Programming") for n in range(8)]
+        + [Skill("aws", name="AWS", category="Cloud")],
+    )
+    User("alice", name="Alice", email="alice@example.com").save()
+    UserSkill.for_catalog("alice", Skill.get("lang-01"), proficiency="Expert", years=3).save()
+    UserStats("alice", xp=10).save()
+    return live_server.url
+
+
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{site}/admin/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password", "correct horse")
+    page.click("input[type=submit]")
+    yield page
+    context.close()
+
+
+def test_staff_log_in_and_see_the_tables_beside_djangos_users(page):
+    assert page.locator("a[href='/admin/catalog/skill/']").first.is_visible()
+    assert page.locator("a[href='/admin/auth/user/']").first.is_visible()
+    assert "DynamoDB call" in page.inner_text("#footer")
+
+
+def test_staff_filter_and_page_through_skills(page, site):
+    page.goto(f"{site}/admin/catalog/skill/")
+    page.click("#changelist-filter >> text=Programming")
+    first = page.locator("#result_list tbody th a").all_inner_texts()
+    page.click("a[rel=next]")
+    second = page.locator("#result_list tbody th a").all_inner_texts()
+    page.click("a[rel=prev]")
+    again = page.locator("#result_list tbody th a").all_inner_texts()
+
+    assert first + second == [f"lang-{n:02d}" for n in range(8)]
+    assert again == first
+
+
+def test_staff_edit_a_skill_and_see_it_in_the_history(page, site):
+    page.goto(f"{site}/admin/catalog/skill/lang-03/change/")
+    page.fill("#id_name", "Lang Three")
+    page.click("input[name=_save]")
+
+    assert "was changed successfully" in page.inner_text(".messagelist")
+    assert Skill.get("lang-03").name == "Lang Three"
+    page.goto(f"{site}/admin/catalog/skill/lang-03/change/")
+    page.click("a.historylink")
+    history = page.inner_text("#change-history")
+    assert "ada" in history and "Lang 03 → Lang Three" in history
+
+
+def test_staff_delete_a_user_with_its_skills_and_stats(page, site):
+    page.goto(f"{site}/admin/users/user/alice/change/")
+    page.click("a.deletelink")
+    assert "User skill: alice / lang-01" in page.inner_text("#deleted-objects")
+    page.click("input[type=submit]")
+
+    assert "was deleted successfully" in page.inner_text(".messagelist")
+    assert User.get_or_none("alice") is None
+    assert UserSkill.get_or_none("alice", "lang-01") is None
+    assert UserStats.get_or_none("alice") is None
