@@ -11,6 +11,9 @@ from django.core.exceptions import ValidationError
 from dynamo.exceptions import StaleVersion
 from stats.activity import accuracy_of, efficiency_of, record_session
 from stats.models import UserStats, leaderboard_partition_for
+from tests import moto_atomic
+
+atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 
 MONDAY = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
 TUESDAY = datetime(2025, 6, 3, 22, 0, tzinfo=UTC)
@@ -64,6 +67,7 @@ def test_a_back_dated_session_leaves_the_streak_and_last_day_alone(dynamo):
     assert (stored.streak, stored.last_active_day, stored.xp) == (2, "2025-06-03", 7)
 
 
+@pytest.mark.usefixtures("atomic_writes")
 def test_concurrent_sessions_lose_nothing(dynamo):
     record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
     errors = []

@@ -14,7 +14,10 @@ from django.core.management import CommandError, call_command
 from dynamo.batch import batch_put
 from stats import reminders
 from stats.models import UserStats, reminder_bucket
+from tests import moto_atomic
 from users.models import User
+
+atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 
 NOON = datetime(2025, 6, 2, 12, 0, tzinfo=UTC)
 
@@ -99,6 +102,7 @@ def test_a_worker_that_missed_a_day_catches_up(learners):
     assert nxt == datetime(2025, 6, 4, 9, 0, tzinfo=UTC)
 
 
+@pytest.mark.usefixtures("atomic_writes")
 def test_two_runs_started_together_send_each_reminder_once(learners):
     outputs, errors = [], []
 
