@@ -117,6 +117,7 @@ def test_the_index_lists_the_dynamodb_tables_beside_djangos_auth(admin_client_, 
     page = admin_client_.get("/admin/").content.decode()
 
     assert 'href="/admin/auth/user/"' in page
+    assert 'id="dynamodb-meter"' in page
     for url in [
         "/admin/catalog/skill/",
         "/admin/users/user/",

@@ -25,7 +25,7 @@ from dynamo.models import DynamoModel
 
 from .. import pagination
 from ..display import display
-from ..filters import ListFilter, indexes_of, parse_key_value
+from ..filters import parse_key_value
 from ..keys import key_values, object_id
 from ..sources import GetItem, IndexQuery, Source, TableQuery, TableScan
 
@@ -114,7 +114,7 @@ class ChangeList:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
         attributes = self.model.get_attributes()
         hash_name, *range_names = self.model.key_attribute_names()
-        prefix = any(field == f"^{range_names[0]}" for field in self.search_fields if range_names)
+        prefix = bool(range_names) and f"^{range_names[0]}" in self.search_fields
         terms = search_terms(self.query)
         try:
             hash_value = parse_key_value(attributes[hash_name], terms[0])
@@ -258,7 +258,7 @@ class ChangeList:
             {
                 "label": date(year, m, 1).strftime("%B %Y"),
                 "value": f"{year}-{m:02d}",
-                "url": self.choose(self.date_parameter, f"{year}-{m:02d}") + f"&{YEAR_VAR}={year}",
+                "url": self.choose(self.date_parameter, f"{year}-{m:02d}"),
                 "selected": chosen == f"{year}-{m:02d}",
             }
             for m in range(1, 13)
@@ -295,15 +295,6 @@ class ChangeList:
             "TableQuery": "Query of the table by key",
             "GetItem": "GetItem by key",
         }[kind]
-
-    @staticmethod
-    def indexes(model: type[DynamoModel]) -> list[str]:
-        return sorted(indexes_of(model))
-
-    # Template-friendly aliases.
-    @property
-    def filter_list(self) -> list[ListFilter]:
-        return self.filters
 
 
 def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
