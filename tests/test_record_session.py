@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from dynamo.exceptions import StaleVersion
 from stats.activity import accuracy_of, efficiency_of, record_session
+from stats.forms import StudySessionForm
 from stats.models import UserStats, leaderboard_partition_for
 from tests import moto_atomic
 
@@ -131,3 +132,14 @@ def test_a_bad_username_is_refused(dynamo):
         record_session("a b", xp=1, questions=1, correct=1, minutes=1)
 
     assert "username" in caught.value.message_dict
+
+
+def test_the_session_form_records_and_reports_field_errors(dynamo):
+    form = StudySessionForm({"xp": 30, "questions": 4, "correct": 3, "minutes": 6})
+    assert form.is_valid()
+    form.save("alice")
+    assert UserStats.get("alice").xp == 30
+
+    bad = StudySessionForm({"xp": 30, "questions": 4, "correct": 5, "minutes": 0})
+    assert not bad.is_valid()
+    assert set(bad.errors) == {"correct", "minutes"}

@@ -1,0 +1,44 @@
+"""A small form to record a study session for one learner (the admin's action uses it)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from .activity import (
+    MAX_MINUTES_PER_SESSION,
+    MAX_QUESTIONS_PER_SESSION,
+    MAX_XP_PER_SESSION,
+    record_session,
+)
+from .models import UserStats
+
+
+class StudySessionForm(forms.Form):
+    """XP gained, questions answered and answered right, and minutes spent in one session."""
+
+    xp = forms.IntegerField(label="XP gained", min_value=0, max_value=MAX_XP_PER_SESSION)
+    questions = forms.IntegerField(
+        label="Questions answered", min_value=0, max_value=MAX_QUESTIONS_PER_SESSION
+    )
+    correct = forms.IntegerField(
+        label="Answered right", min_value=0, max_value=MAX_QUESTIONS_PER_SESSION
+    )
+    minutes = forms.FloatField(
+        label="Minutes spent", min_value=0.01, max_value=MAX_MINUTES_PER_SESSION
+    )
+
+    def clean(self):
+        data = super().clean()
+        if (data.get("correct") or 0) > (data.get("questions") or 0):
+            self.add_error("correct", "Cannot exceed the questions answered.")
+        return data
+
+    def save(self, username: str) -> UserStats:
+        """Record the session for `username`; errors land on the form's fields."""
+        try:
+            return record_session(username, **self.cleaned_data)
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
+            raise
