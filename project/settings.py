@@ -13,8 +13,10 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
-if (BASE_DIR / ".env").is_file():
-    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# Development reads .env; DJANGO_ENV_FILE names another file, or none when empty.
+ENV_FILE = env.str("DJANGO_ENV_FILE", default=str(BASE_DIR / ".env"))
+if ENV_FILE and Path(ENV_FILE).is_file():
+    environ.Env.read_env(ENV_FILE, overwrite=False)
 
 
 BOOLEAN_WORDS = {"true", "false", "1", "0", "yes", "no", "on", "off", "y", "n", "t", "f"}

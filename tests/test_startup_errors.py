@@ -19,6 +19,7 @@ GOOD = {
     "DJANGO_SECRET_KEY": "x" * 40,
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
+    "DJANGO_ENV_FILE": "",  # a developer's .env must not hide what these tests check
 }
 
 
