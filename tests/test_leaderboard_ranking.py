@@ -7,6 +7,7 @@ import random
 import pytest
 
 from dynamo.batch import batch_put
+from dynamo.meter import metered
 from stats import leaderboard
 from stats.leaderboard import BadLeaderboardRequest, rank_sorted
 from stats.models import METRICS, UserStats, leaderboard_partition_for
@@ -62,8 +63,6 @@ def test_every_page_in_turn_equals_a_brute_force_ranking(board, metric):
 
 @pytest.mark.parametrize("board", [4], indirect=True, ids=["4-shards"])
 def test_a_page_reads_each_shard_once(board):
-    from dynamo.meter import metered
-
     first = leaderboard.top("xp", limit=20)
     with metered() as meter:
         leaderboard.top("xp", cursor=first.next_cursor, limit=20)
