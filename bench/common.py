@@ -33,27 +33,7 @@ def engine() -> Iterator[str]:
         from django.core.management import call_command
 
         call_command("create_tables", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
-        ask_for_capacity()
         yield running.endpoint
-
-
-def ask_for_capacity() -> None:
-    """Make every call report its consumed capacity so the meter can add it up."""
-    from dynamo.models import client_for
-    from stats.models import UserStats
-    from users.models import User
-
-    operations = {"GetItem", "BatchGetItem", "Query", "Scan", "PutItem", "UpdateItem"}
-    operations |= {"DeleteItem", "BatchWriteItem"}
-
-    def add(params, model, **_):
-        if model.name in operations:
-            params.setdefault("ReturnConsumedCapacity", "TOTAL")
-
-    for model in (UserStats, User):
-        client_for(model).meta.events.register(
-            "before-parameter-build.dynamodb", add, unique_id="bench-capacity"
-        )
 
 
 def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=None) -> float:

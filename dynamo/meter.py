@@ -112,6 +112,12 @@ def _capacity(parsed: dict[str, Any], operation: str) -> tuple[float, float]:
     return read, write
 
 
+def _ask_for_capacity(params: dict[str, Any], model: Any = None, **_: Any) -> None:
+    members = getattr(getattr(model, "input_shape", None), "members", {})
+    if "ReturnConsumedCapacity" in members:
+        params.setdefault("ReturnConsumedCapacity", "TOTAL")
+
+
 def _before_call(context: dict[str, Any] | None = None, **_: Any) -> None:
     if context is not None:
         context[_START] = time.perf_counter()
@@ -141,6 +147,10 @@ def _after_call(
 def instrument(client: Any) -> Any:
     """Make a botocore DynamoDB client report its calls to the open meter (idempotent)."""
     events = client.meta.events
+    # Every call reports what it consumed, whoever makes it (PynamoDB or a raw client call).
+    events.register(
+        "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="skillboard-meter-ask"
+    )
     events.register("before-call.dynamodb", _before_call, unique_id="skillboard-meter-before")
     events.register("after-call.dynamodb", _after_call, unique_id="skillboard-meter-after")
     events.register(

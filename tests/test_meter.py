@@ -40,3 +40,18 @@ def test_every_response_carries_its_dynamodb_figures(dynamo, client):
     assert response["X-DynamoDB-Calls"] == "5"
     assert response["X-DynamoDB-Capacity"] == "read=0; write=0"
     assert response["Server-Timing"].startswith("dynamodb;dur=")
+
+
+def test_raw_client_calls_report_their_consumed_capacity_too(dynamo):
+    from dynamo.models import client_for
+
+    Skill("python", name="Python", category="Programming").save()
+    with meter.metered() as metered:
+        client_for(Skill).query(
+            TableName=Skill.Meta.table_name,
+            KeyConditionExpression="skill_id = :id",
+            ExpressionAttributeValues={":id": {"S": "python"}},
+            Select="COUNT",
+        )
+
+    assert metered.read_units > 0
