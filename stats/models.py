@@ -44,40 +44,23 @@ class LeaderboardIndex(GlobalIndex):
     leaderboard_partition = UnicodeAttribute(hash_key=True)
 
 
-class XpIndex(LeaderboardIndex):
-    class Meta:
-        index_name = "gsi_leaderboard_xp"
-        projection = AllProjection()
-
-    xp = NumberAttribute(range_key=True)
-    username = UnicodeAttribute(range_key=True)
-
-
-class StreakIndex(LeaderboardIndex):
-    class Meta:
-        index_name = "gsi_leaderboard_streak"
-        projection = AllProjection()
-
-    streak = NumberAttribute(range_key=True)
-    username = UnicodeAttribute(range_key=True)
-
-
-class EfficiencyIndex(LeaderboardIndex):
-    class Meta:
-        index_name = "gsi_leaderboard_efficiency"
-        projection = AllProjection()
-
-    efficiency = NumberAttribute(range_key=True)
-    username = UnicodeAttribute(range_key=True)
-
-
-class AccuracyIndex(LeaderboardIndex):
-    class Meta:
-        index_name = "gsi_leaderboard_accuracy"
-        projection = AllProjection()
-
-    accuracy = NumberAttribute(range_key=True)
-    username = UnicodeAttribute(range_key=True)
+def leaderboard_index(metric: str) -> LeaderboardIndex:
+    """Return the index `gsi_leaderboard_<metric>`: (leaderboard_partition; metric, username)."""
+    meta = type(
+        "Meta", (), {"index_name": f"gsi_leaderboard_{metric}", "projection": AllProjection()}
+    )
+    index_class = type(
+        f"{metric.title()}LeaderboardIndex",
+        (LeaderboardIndex,),
+        {
+            "__module__": __name__,
+            "__doc__": f"Learners of one leaderboard partition by {metric}, ties by username.",
+            "Meta": meta,
+            metric: NumberAttribute(range_key=True),  # declared first: the first sort attribute
+            "username": UnicodeAttribute(range_key=True),
+        },
+    )
+    return index_class()
 
 
 class ReminderIndex(GlobalIndex):
@@ -124,10 +107,10 @@ class UserStats(DynamoModel):
     reminder_attempts = NumberAttribute(default=0)
     last_reminder_error = UnicodeAttribute(null=True)
 
-    gsi_leaderboard_xp = XpIndex()
-    gsi_leaderboard_streak = StreakIndex()
-    gsi_leaderboard_efficiency = EfficiencyIndex()
-    gsi_leaderboard_accuracy = AccuracyIndex()
+    gsi_leaderboard_xp = leaderboard_index("xp")
+    gsi_leaderboard_streak = leaderboard_index("streak")
+    gsi_leaderboard_efficiency = leaderboard_index("efficiency")
+    gsi_leaderboard_accuracy = leaderboard_index("accuracy")
     gsi_user_stats_reminders = ReminderIndex()
 
     @classmethod
@@ -163,7 +146,9 @@ class UserStats(DynamoModel):
 
     def stamp(self) -> None:
         super().stamp()
-        self.leaderboard_partition = leaderboard_partition_for(self.username)
+        if self.version is None or self.leaderboard_partition is not None:
+            # A learner taken off the board (soft-deleted) stays off when edited.
+            self.leaderboard_partition = leaderboard_partition_for(self.username)
 
     def schedule_reminder(self, when: datetime | None) -> None:
         """Set the next reminder time and its hour bucket (None removes the reminder)."""

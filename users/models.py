@@ -17,6 +17,8 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
 
+from .signals import user_saved
+
 USERNAME_RE = re.compile(r"[A-Za-z0-9_.-]{3,30}")
 validate_username = RegexValidator(
     rf"\A{USERNAME_RE.pattern}\Z",
@@ -80,6 +82,12 @@ class User(DynamoModel):
     def stamp(self) -> None:
         super().stamp()
         self.created_month = self.created_at.strftime("%Y-%m")
+
+    def save(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Store the user, then let other apps follow a soft delete or a restore."""
+        result = super().save(*args, **kwargs)
+        user_saved.send(sender=type(self), user=self)
+        return result
 
     def set_password(self, raw_password: str | None) -> None:
         """Store a Django hash of the password (None makes it unusable)."""
