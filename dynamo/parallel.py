@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextvars
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -13,6 +14,27 @@ from .models import DynamoModel, client_for
 DEFAULT_THREADS = 4
 
 Batch = tuple[type[DynamoModel], list[dict[str, Any]]]
+
+
+def thread_count(value: str) -> int:
+    """Parse a --threads value: a whole number of at least 1."""
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {value!r}")
+    return threads
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """Give a command the --threads option that write_batches takes."""
+    parser.add_argument(
+        "--threads",
+        type=thread_count,
+        default=DEFAULT_THREADS,
+        help=f"Batches written in parallel ({DEFAULT_THREADS}).",
+    )
 
 
 def write_batches(

@@ -14,8 +14,8 @@ import pytest
 from moto import mock_aws
 
 from dynamo import local, tables
-from dynamo.batch import batch_delete
 from dynamo.models import configure
+from tests.helpers import empty_all_tables
 
 ENGINES = ("moto", "local")
 SHARED_PREFIX = f"test-{uuid.uuid4().hex[:8]}-"
@@ -80,8 +80,7 @@ def dynamo(engine) -> Iterator[str]:
     try:
         yield engine
     finally:
-        for model in tables.all_models():
-            batch_delete(model, model.scan())
+        empty_all_tables()
 
 
 @pytest.fixture

@@ -9,9 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from dynamo import backup, tables
-from dynamo.batch import batch_delete
 from dynamo.models import client_for
+from tests.helpers import empty_all_tables, snapshot
 from users.models import User
 
 ODD_ITEM = {
@@ -32,19 +31,6 @@ def stocked(dynamo):
     call_command("seed", users=8, now="2025-06-01T12:00:00", stdout=StringIO())
     client_for(User).put_item(TableName=User.Meta.table_name, Item=ODD_ITEM)
     return dynamo
-
-
-def snapshot() -> list[str]:
-    return sorted(
-        backup.to_line(model, item)
-        for model in tables.all_models()
-        for item in backup.scan_items(model)
-    )
-
-
-def empty_all_tables() -> None:
-    for model in tables.all_models():
-        batch_delete(model, model.scan())
 
 
 def dump(path) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -13,6 +12,7 @@ from stats.activity import accuracy_of, efficiency_of, record_session
 from stats.forms import StudySessionForm
 from stats.models import UserStats, leaderboard_partition_for
 from tests import moto_atomic
+from tests.helpers import run_together
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 
@@ -71,22 +71,13 @@ def test_a_back_dated_session_leaves_the_streak_and_last_day_alone(dynamo):
 @pytest.mark.usefixtures("atomic_writes")
 def test_concurrent_sessions_lose_nothing(dynamo):
     record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
-    errors = []
 
     def work():
-        try:
-            for _ in range(5):
-                record_session("alice", xp=3, questions=2, correct=1, minutes=1, when=TUESDAY)
-        except Exception as exc:  # reported below
-            errors.append(exc)
+        for _ in range(5):
+            record_session("alice", xp=3, questions=2, correct=1, minutes=1, when=TUESDAY)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_together(work, 4)
 
-    assert errors == []
     stored = UserStats.get("alice")
     assert (stored.xp, stored.questions_answered, stored.questions_correct) == (61, 41, 21)
     assert (stored.sessions, stored.streak) == (21, 2)

@@ -11,9 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import CATEGORIES, Skill
-from dynamo import backup, tables
-from dynamo.batch import batch_delete
 from stats.models import UserStats, reminder_bucket
+from tests.helpers import empty_all_tables, snapshot
 from users.models import PROFICIENCIES, User, UserSkill
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -23,20 +22,6 @@ def seed(**options) -> str:
     out = StringIO()
     call_command("seed", users=20, now=NOW.isoformat(), stdout=out, **options)
     return out.getvalue()
-
-
-def snapshot() -> list[str]:
-    """Every stored item of every table as a sorted list of backup lines."""
-    return sorted(
-        backup.to_line(model, item)
-        for model in tables.all_models()
-        for item in backup.scan_items(model)
-    )
-
-
-def empty_all_tables() -> None:
-    for model in tables.all_models():
-        batch_delete(model, model.scan())
 
 
 def test_it_writes_a_catalog_covering_every_category(dynamo):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from io import StringIO
@@ -15,6 +14,7 @@ from dynamo.batch import batch_put
 from stats import reminders
 from stats.models import UserStats, reminder_bucket
 from tests import moto_atomic
+from tests.helpers import run_together
 from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
@@ -104,21 +104,8 @@ def test_a_worker_that_missed_a_day_catches_up(learners):
 
 @pytest.mark.usefixtures("atomic_writes")
 def test_two_runs_started_together_send_each_reminder_once(learners):
-    outputs, errors = [], []
+    run_together(lambda: run(NOON), 2)
 
-    def worker():
-        try:
-            outputs.append(run(NOON))
-        except Exception as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert errors == []
     assert sent_to() == Counter({f"{n}@example.com": 1 for n in learners[:10]})
     assert all(UserStats.get(n).last_reminded_at is not None for n in learners[:10])
 

@@ -13,7 +13,7 @@ from dynamo.batch import BATCH_SIZE
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
 from dynamo.models import DynamoModel
-from dynamo.parallel import DEFAULT_THREADS, Batch, write_batches
+from dynamo.parallel import Batch, add_threads_argument, write_batches
 
 
 def batches_of(records: list[Record], kind: str) -> Iterator[Batch]:
@@ -55,12 +55,7 @@ class Command(DynamoCommand):
             action="store_true",
             help="Empty every table first, so the tables end up holding exactly the backup.",
         )
-        parser.add_argument(
-            "--threads",
-            type=int,
-            default=DEFAULT_THREADS,
-            help=f"Batches written in parallel ({DEFAULT_THREADS}).",
-        )
+        add_threads_argument(parser)
 
     def handle(self, *args, **options):
         records = self.read(options["input"], options.get("stdin"))

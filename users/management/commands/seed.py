@@ -13,7 +13,7 @@ from dynamo.batch import BATCH_SIZE, prepare_new, put_request
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
 from dynamo.models import DynamoModel, utcnow
-from dynamo.parallel import DEFAULT_THREADS, Batch, write_batches
+from dynamo.parallel import Batch, add_threads_argument, write_batches
 from users.demo import SIGN_UP_SPAN, DemoLearners
 from users.models import User
 
@@ -72,12 +72,7 @@ class Command(DynamoCommand):
             help="ISO-8601 time anchoring sign-ups (past 18 months) and reminders (next 48 "
             "hours); defaults to the current time.",
         )
-        parser.add_argument(
-            "--threads",
-            type=int,
-            default=DEFAULT_THREADS,
-            help=f"Batches written in parallel ({DEFAULT_THREADS}).",
-        )
+        add_threads_argument(parser)
 
     def handle(self, *args, **options):
         users, threads = options["users"], options["threads"]
