@@ -9,8 +9,7 @@ from dynamo.batch import batch_delete
 from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
-# DynamoDB takes up to 100 actions in one TransactWriteItems.
-MAX_TRANSACTION_ITEMS = 100
+from .writes import MAX_TRANSACTION_ITEMS
 
 
 def delete_with_related(item: DynamoModel, related: list[DynamoModel]) -> None:

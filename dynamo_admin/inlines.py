@@ -6,20 +6,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
-from dynamo.exceptions import ConflictError
 from dynamo.models import DynamoModel
 
 from .display import display
 from .forms import ItemForm, item_form_class
-from .keys import object_id
+from .keys import key_values, object_id
+from .writes import ADDITION, CHANGE, DELETION, Write
 
 if TYPE_CHECKING:
     from .options import DynamoInline
 
 KEY_FIELD = "_key"
+# Django's formsets read at most 1000 forms by default.
+MAX_SHOWN_ROWS = 1000
 
 
 @dataclass
@@ -49,14 +50,21 @@ class InlineItemForm(ItemForm):
 
 
 class InlineFormSet:
-    """The formset of one inline on one parent: built from its items, saved row by row."""
+    """The formset of one inline on one parent: built from its items, written with the page."""
 
     def __init__(self, inline: DynamoInline, request, parent: DynamoModel, items, data=None):
         self.inline = inline
         self.request = request
         self.parent = parent
-        self.items = {object_id(item): item for item in items}
         self.can_change = inline.has_change_permission(request)
+        data = data if self.can_change else None
+        prefix = inline.model.model_name
+        stored = {object_id(item): item for item in items}
+        shown = list(stored) if data is None else self.posted_keys(data, prefix)
+        # Rows pair with the stored items by the keys the page showed, never by position.
+        found = {oid: stored.get(oid) or self.gone_item(oid) for oid in shown}
+        self.items = {oid: item for oid, item in found.items() if item is not None}
+        self.gone = {oid for oid in self.items if oid not in stored}
         readonly = inline.get_readonly_fields(request, parent)
         self.editable = [n for n in inline.get_fields(request) if n not in readonly]
         self.readonly = [n for n in inline.get_fields(request) if n in readonly]
@@ -74,14 +82,30 @@ class InlineFormSet:
             can_delete=inline.can_delete and inline.has_delete_permission(request),
         )
         initial = []
-        for oid, item in self.items.items():
-            values = {name: getattr(item, name, None) for name in self.editable}
-            initial.append({**values, "_version": item.version, KEY_FIELD: oid})
-        self.formset = factory(
-            data=data if self.can_change else None,
-            initial=initial,
-            prefix=inline.model.model_name,
-        )
+        for oid in shown:
+            item = self.items.get(oid)
+            values = {name: getattr(item, name, None) for name in self.editable} if item else {}
+            initial.append({**values, "_version": item.version, KEY_FIELD: oid} if item else {})
+        self.formset = factory(data=data, initial=initial, prefix=prefix)
+
+    @staticmethod
+    def posted_keys(data, prefix: str) -> list[str]:
+        """Return the keys of the stored rows the submitted page showed, in its order."""
+        try:
+            count = min(int(data.get(f"{prefix}-INITIAL_FORMS", 0)), MAX_SHOWN_ROWS)
+        except ValueError:
+            count = 0
+        return [data.get(f"{prefix}-{n}-{KEY_FIELD}", "") for n in range(count)]
+
+    def gone_item(self, oid: str) -> DynamoModel | None:
+        """Return a key-only stand-in for a row the page showed that is no longer stored.
+
+        Its write is conditional on the version the page showed, so it fails as stale.
+        """
+        key = key_values(self.inline.model, oid) if oid else None
+        if key is None or key[0] != self.inline.parent_key(self.parent):
+            return None  # not a row of this parent: the form counts as a new row
+        return self.inline.model(*key)
 
     def rows(self) -> list[InlineRow]:
         empty = self.inline.get_empty_value_display()
@@ -98,15 +122,16 @@ class InlineFormSet:
     def is_valid(self) -> bool:
         return self.formset.is_valid()
 
-    def pending(self) -> list[tuple[InlineItemForm, DynamoModel, str, dict[str, Any]]]:
-        """Return (form, item, action, changes) for each row to write."""
+    def pending(self) -> list[Write]:
+        """Return the rows to write: each added, changed or deleted item with its form."""
         writes = []
         for form in self.formset.forms:
             stored = self.items.get(form.stored_key)
+            gone = form.stored_key in self.gone
             deleting = self.formset.can_delete and form.cleaned_data.get("DELETE")
             if stored is not None and deleting:
                 stored.version = form.shown_version()
-                writes.append((form, stored, "delete", {}))
+                writes.append(Write(self.inline, form, stored, DELETION, gone=gone))
                 continue
             if deleting or not form.has_changed():
                 continue
@@ -114,26 +139,6 @@ class InlineFormSet:
             if stored is not None:
                 item.version = form.shown_version()
             changes = form.apply_to(item)
-            writes.append((form, item, "change" if stored else "add", changes))
+            action = CHANGE if stored else ADDITION
+            writes.append(Write(self.inline, form, item, action, changes, gone=gone))
         return writes
-
-    def save(self, model_admin, writes) -> bool:
-        """Write the rows; a lost conditional write becomes the row's error. Return success."""
-        ok = True
-        for form, item, action, changes in writes:
-            try:
-                if action == "delete":
-                    item.delete()
-                else:
-                    self.inline.save_item(self.request, item, form, action == "change")
-            except ValidationError as exc:
-                form.add_model_errors(exc)
-                ok = False
-                continue
-            except ConflictError as exc:
-                form.add_error(None, str(exc))
-                ok = False
-                continue
-            log = {"add": "log_addition", "change": "log_change", "delete": "log_deletion"}
-            getattr(model_admin, log[action])(self.request, item, changes)
-        return ok

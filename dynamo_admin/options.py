@@ -80,9 +80,12 @@ class BaseDynamoAdmin:
             names += self.model.key_attribute_names()
         return names
 
-    def save_item(self, request, item: DynamoModel, form, change: bool) -> None:
-        """Store an item edited by a form (with its version condition); hook for subclasses."""
-        item.save()
+    def prepare_item(self, request, item: DynamoModel, form, change: bool) -> None:
+        """Set what the form does not edit before the item is validated and written; a hook.
+
+        The page's item and rows go in one transaction, so a model's own save() does not run:
+        anything it derives belongs here. Raise ValidationError to show an error on the form.
+        """
 
     def get_empty_value_display(self) -> str:
         return self.empty_value_display
@@ -233,10 +236,6 @@ class DynamoModelAdmin(BaseDynamoAdmin):
 
     def url_for(self, view: str, *args: Any) -> str:
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
-
-    def save_model(self, request, obj: DynamoModel, form, change: bool) -> None:
-        """Store the page's item; a lost version race raises AlreadyExists or StaleVersion."""
-        self.save_item(request, obj, form, change)
 
     # --- history --------------------------------------------------------------------------
     def log_addition(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:

@@ -69,9 +69,8 @@ class UserStatsAdmin(DynamoModelAdmin):
     readonly_fields = ("leaderboard_partition", "next_reminder_bucket", "last_reminded_at")
     actions = ["record_study_session"]
 
-    def save_item(self, request, item, form, change):
+    def prepare_item(self, request, item, form, change):
         item.schedule_reminder(item.next_reminder_at)
-        item.save()
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):

@@ -82,7 +82,8 @@ def test_a_stale_save_is_rejected_with_the_current_values_and_nothing_overwritte
 
     page = response.content.decode()
     assert response.status_code == 200
-    assert "Someone else changed this skill since you opened it" in page
+    assert "Someone else changed or deleted the skill “python” since you opened it." in page
+    assert "Nothing was saved." in page
     assert 'id="stale-values"' in page and "Python (renamed meanwhile)" in page
     stored = Skill.get("python")
     assert (stored.name, stored.version) == ("Python (renamed meanwhile)", 2)
@@ -203,9 +204,168 @@ def test_a_stale_inline_row_is_rejected(admin_client_, alice):
     )
 
     assert response.status_code == 200
-    assert "Someone else changed or deleted this user skill" in response.content.decode()
+    assert "Someone else changed or deleted the user skill “alice / python”" in (
+        response.content.decode()
+    )
     stored = UserSkill.get("alice", "python")
     assert (stored.proficiency, stored.years) == ("Expert", 7)
+
+
+def test_a_stale_inline_row_leaves_the_user_and_every_other_row_unwritten(admin_client_, alice):
+    row = UserSkill.get("alice", "python")
+    row.years = 7
+    row.save()  # version 2: the page below still shows version 1
+    Skill("go", name="Go", category="Programming").save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(
+            **{
+                "name": "Alice Changed",
+                "userskill-0-proficiency": "Beginner",
+                "userskill-1-skill_id": "go",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+                "userstats-0-xp": "999",
+            }
+        ),
+    )
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Someone else changed or deleted the user skill “alice / python”" in page
+    assert "Nothing was saved." in page
+    assert "Currently stored: User skill alice / python" in page
+    assert '<th scope="row">Years</th><td>7</td>' in page
+    user = User.get("alice")
+    assert (user.name, user.version) == ("Alice Liddell", 1)
+    assert UserSkill.get("alice", "python").proficiency == "Expert"
+    assert UserSkill.get_or_none("alice", "go") is None
+    assert (UserStats.get("alice").xp, UserStats.get("alice").version) == (120, 1)
+    assert AdminLog.history(user) == []
+
+
+def test_a_row_added_meanwhile_does_not_take_the_edit_of_the_row_shown(admin_client_, alice):
+    Skill("c-sharp", name="C#", category="Programming").save()
+    UserSkill.for_catalog("alice", Skill.get("c-sharp"), proficiency="Expert", years=2).save()
+
+    response = admin_client_.post(  # the page showed python alone, as row 0
+        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-proficiency": "Beginner"})
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    assert UserSkill.get("alice", "python").proficiency == "Beginner"
+    c_sharp = UserSkill.get("alice", "c-sharp")
+    assert (c_sharp.proficiency, c_sharp.version) == ("Expert", 1)
+
+
+def test_a_row_deleted_meanwhile_is_stale_and_not_written_back(admin_client_, alice):
+    UserSkill.get("alice", "python").delete()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(**{"name": "Alice Changed", "userskill-0-proficiency": "Beginner"}),
+    )
+
+    page = response.content.decode()
+    assert "Someone else changed or deleted the user skill “alice / python”" in page
+    assert "The user skill has been deleted." in page
+    assert UserSkill.get_or_none("alice", "python") is None
+    assert User.get("alice").name == "Alice Liddell"
+
+
+def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, alice):
+    Skill("go", name="Go", category="Programming").save()
+    UserSkill.for_catalog("alice", Skill.get("go"), proficiency="Expert", years=9).save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(
+            **{
+                "name": "Alice Changed",
+                "userskill-1-skill_id": "go",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+            }
+        ),
+    )
+
+    page = response.content.decode()
+    assert "A user skill with the key alice / go already exists." in page
+    assert "Currently stored: User skill alice / go" in page
+    assert User.get("alice").name == "Alice Liddell"
+    assert UserSkill.get("alice", "go").proficiency == "Expert"
+
+
+def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_client_, alice):
+    Skill("go", name="Go", category="Programming").save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(
+            **{
+                "name": "Alice Changed",
+                "userskill-0-years": "8",
+                "userskill-1-skill_id": "go",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+                "userstats-0-xp": "500",
+            }
+        ),
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    meter = response.wsgi_request.dynamo_meter
+    assert meter.count_of("TransactWriteItems") == 1
+    assert meter.count_of("UpdateItem") == meter.count_of("DeleteItem") == 0
+    assert meter.count_of("PutItem") == 4  # the history entries, after the transaction
+    user = User.get("alice")
+    assert (user.name, user.version) == ("Alice Changed", 2)
+    python_row = UserSkill.get("alice", "python")
+    assert (python_row.years, python_row.version) == (8, 2)
+    go = UserSkill.get("alice", "go")
+    assert (go.skill_name, go.proficiency, go.version) == ("Go", "Beginner", 1)
+    stats = UserStats.get("alice")
+    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 2, "ALL")
+    assert [e.action for e in AdminLog.history(user)] == ["change"]
+    assert [e.action for e in AdminLog.history(python_row)] == ["change"]
+    assert [e.action for e in AdminLog.history(go)] == ["add"]
+    assert [e.action for e in AdminLog.history(stats)] == ["change"]
+
+
+def test_a_save_of_more_than_100_items_is_refused_and_writes_nothing(admin_client_, alice):
+    rows = {
+        "userskill-TOTAL_FORMS": "102",
+        **{f"userskill-{n}-skill_id": f"skill-{n:03d}" for n in range(1, 102)},
+        **{f"userskill-{n}-proficiency": "Beginner" for n in range(1, 102)},
+        **{f"userskill-{n}-years": "1" for n in range(1, 102)},
+    }
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(name="Alice Changed", **rows)
+    )
+
+    page = response.content.decode()
+    assert "This page would write 102 items, but DynamoDB writes at most 100 together" in page
+    assert User.get("alice").name == "Alice Liddell"
+    assert [row.skill_id for row in UserSkill.query("alice")] == ["python"]
+
+
+def test_two_rows_with_one_key_are_refused_before_writing(admin_client_, alice):
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(
+            **{
+                "userskill-0-DELETE": "on",
+                "userskill-1-skill_id": "python",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+            }
+        ),
+    )
+
+    assert "The user skill alice / python is on this page twice" in response.content.decode()
+    assert UserSkill.get("alice", "python").proficiency == "Expert"
 
 
 def test_a_composite_key_round_trips_through_the_url(admin_client_, dynamo):
@@ -253,3 +413,17 @@ def test_html_in_stored_values_is_escaped_on_every_item_page(admin_client_, dyna
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     delete_page = admin_client_.get("/admin/catalog/skill/xss/delete/").content.decode()
     assert "<img src=x" not in delete_page
+
+
+def test_adding_a_user_skill_copies_the_catalog_name_or_names_a_missing_skill(
+    admin_client_, python
+):
+    form = {"username": "bob", "proficiency": "Advanced", "years": "2", "notes": ""}
+    missing = admin_client_.post("/admin/users/userskill/add/", {**form, "skill_id": "cobol"})
+    added = admin_client_.post("/admin/users/userskill/add/", {**form, "skill_id": "python"})
+
+    assert "No catalog skill &#x27;cobol&#x27;." in missing.content.decode()
+    assert UserSkill.get_or_none("bob", "cobol") is None
+    assert added.status_code == 302
+    stored = UserSkill.get("bob", "python")
+    assert (stored.skill_name, stored.category, stored.version) == ("Python", "Programming", 1)

@@ -1,4 +1,4 @@
-"""The add and change form (with inlines, stale-version and duplicate-key errors), and raw view."""
+"""The add and change form (inlines written with the item, stale and duplicate keys), raw view."""
 
 from __future__ import annotations
 
@@ -11,13 +11,23 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.text import capfirst
 
-from dynamo.exceptions import AlreadyExists, StaleVersion
 from dynamo.models import DynamoModel
 
 from ..display import display
 from ..forms import ItemForm, item_form_class
 from ..inlines import InlineFormSet
 from ..keys import object_id as object_id_of
+from ..writes import (
+    ADDITION,
+    CHANGE,
+    CONDITION_FAILED,
+    DELETION,
+    MAX_TRANSACTION_ITEMS,
+    TRANSACTION_CONFLICT,
+    Cancelled,
+    Write,
+    write_together,
+)
 
 if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
@@ -67,7 +77,7 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
         "form": form,
         "fieldsets": layout(model_admin, request, form, item, readonly),
         "inline_formsets": inlines,
-        "stale_values": stale,
+        "stale_items": stale,
         "has_delete_permission": item is not None
         and model_admin.has_delete_permission(request, item),
         "save_as_continue": model_admin.save_as_continue,
@@ -81,49 +91,101 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
 
 
 def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None, inlines):
-    """Write the item, then its inline rows; return (item or None, current values if stale)."""
+    """Write the item and its inline rows together; return (item or None, stale items shown)."""
     adding = stored is None
     item = model_admin.model() if adding else stored
     if not adding:
         item.version = form.shown_version()  # the save must find what the page showed
     changes = form.apply_to(item)
-    writes = [inline.pending() for inline in inlines]
-    if any(inline.formset.total_error_count() for inline in inlines):
-        return None, None
-    try:
-        if adding or changes:
-            model_admin.save_model(request, item, form, not adding)
-    except ValidationError as exc:
-        form.add_model_errors(exc)
-        return None, None
-    except AlreadyExists:
-        form.add_error(None, f"A {item.verbose_name} with the key {item} already exists.")
-        return None, None
-    except StaleVersion:
-        current = model_admin.model.get_or_none(*stored.pk, consistent_read=True)
+    writes = []
+    if adding or changes:
+        writes.append(Write(model_admin, form, item, ADDITION if adding else CHANGE, changes))
+    for inline in inlines:
+        writes += inline.pending()
+    if len(writes) > MAX_TRANSACTION_ITEMS:
         form.add_error(
             None,
-            f"Someone else changed this {item.verbose_name} since you opened it, so nothing was"
-            " saved. The stored values are shown below; reload the page to edit them.",
+            f"This page would write {len(writes)} items, but DynamoDB writes at most"
+            f" {MAX_TRANSACTION_ITEMS} together, so nothing was saved. Save fewer rows at a time.",
         )
-        return None, current_values(model_admin, request, current)
-    if adding:
-        model_admin.log_addition(request, item, changes)
-    elif changes:
-        model_admin.log_change(request, item, changes)
-    rows_saved = all(
-        [inline.save(model_admin, rows) for inline, rows in zip(inlines, writes, strict=True)]
+        return None, None
+    gone = [(write, CONDITION_FAILED) for write in writes if write.gone]
+    if gone:  # its write could only fail: say so without trying
+        return None, report_cancelled(form, gone)
+    if not writes_are_valid(request, writes):
+        return None, None
+    if writes:
+        try:
+            write_together(writes)
+        except Cancelled as exc:
+            return None, report_cancelled(form, exc.failures)
+    log = {
+        ADDITION: model_admin.log_addition,
+        CHANGE: model_admin.log_change,
+        DELETION: model_admin.log_deletion,
+    }
+    for write in writes:  # only once the transaction has committed
+        log[write.action](request, write.item, write.changes)
+    return item, None
+
+
+def writes_are_valid(request, writes: list[Write]) -> bool:
+    """Prepare and validate each item, and refuse two writes of one key; errors go on forms."""
+    valid, seen = True, set()
+    for write in writes:
+        if write.key in seen:
+            write.form.add_error(
+                None,
+                f"The {write.item.verbose_name} {write.item} is on this page twice; "
+                "save one of the two changes first.",
+            )
+            valid = False
+        seen.add(write.key)
+        if write.action == DELETION:
+            continue
+        try:
+            write.admin.prepare_item(request, write.item, write.form, write.action == CHANGE)
+            write.item.full_clean()
+        except ValidationError as exc:
+            write.form.add_model_errors(exc)
+            valid = False
+    return valid
+
+
+def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
+    """Say on the page's form (and each row's) which writes lost; return their stored values."""
+    stale = []
+    for write, code in failures:
+        item, name = write.item, write.item.verbose_name
+        if code == TRANSACTION_CONFLICT:
+            message = f"Another save was writing the {name} “{item}” at the same moment."
+        elif write.action == ADDITION:
+            message = f"A {name} with the key {item} already exists."
+        else:
+            message = f"Someone else changed or deleted the {name} “{item}” since you opened it."
+        form.add_error(None, message)
+        if write.form is not form:
+            write.form.add_error(None, message)
+        if code != TRANSACTION_CONFLICT:
+            current = type(item).get_or_none(*item.pk, consistent_read=True)
+            values = current_values(write.admin, current)
+            stale.append({"title": f"{capfirst(name)} {item}", "values": values})
+    form.add_error(
+        None,
+        "Nothing was saved. The stored values are shown below; reload the page to edit them."
+        if stale
+        else "Nothing was saved; please save again.",
     )
-    return (item if rows_saved else None), None
+    return stale
 
 
-def current_values(model_admin, request, current: DynamoModel | None) -> list[tuple[str, str]]:
+def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
     if current is None:
-        return [("", f"The {model_admin.model.verbose_name} has been deleted.")]
-    empty = model_admin.get_empty_value_display()
+        return [("", f"The {admin.model.verbose_name} has been deleted.")]
+    empty = admin.get_empty_value_display()
     return [
-        (model_admin.label_for(name), display(getattr(current, name, None), empty))
-        for name in model_admin.attribute_names()
+        (admin.label_for(name), display(getattr(current, name, None), empty))
+        for name in admin.attribute_names()
     ]
 
 
