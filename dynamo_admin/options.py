@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.urls import path, reverse
 from django.utils.text import capfirst
+from pynamodb.expressions.condition import Condition
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
@@ -142,6 +143,14 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def get_list_per_page(self, request) -> int:
         return self.list_per_page
 
+    def get_scan_filter(self, request) -> Condition | None:
+        """Return the condition the plain listing's Scan keeps items by; None keeps them all."""
+        return None
+
+    def hides_key(self, key: tuple[Any, ...]) -> bool:
+        """Return whether the item with this key stays out of the admin (its pages 404)."""
+        return False
+
     def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
         return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
 
@@ -219,7 +228,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     # --- items ----------------------------------------------------------------------------
     def key_or_404(self, object_id: str) -> tuple[Any, ...]:
         values = key_values(self.model, object_id)
-        if values is None:
+        if values is None or self.hides_key(values):
             raise Http404(f"No {self.model.verbose_name} has the key {object_id!r}.")
         return values
 

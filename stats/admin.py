@@ -18,6 +18,9 @@ from dynamo_admin.sources import IndexQuery
 from .activity import record_session
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
+# Keys of the app's bookkeeping items in the table (reminder watermark, reshard checkpoint).
+RESERVED_PREFIX = "#"
+
 
 class LeaderboardFilter(IndexFilter):
     """Rank users by one metric: a Query on that metric's leaderboard index."""
@@ -68,6 +71,13 @@ class UserStatsAdmin(DynamoModelAdmin):
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
     readonly_fields = ("leaderboard_partition", "next_reminder_bucket", "last_reminded_at")
     actions = ["record_study_session"]
+
+    def get_scan_filter(self, request):
+        """Leave the bookkeeping items out: they are not learners."""
+        return ~UserStats.username.startswith(RESERVED_PREFIX)
+
+    def hides_key(self, key):
+        return str(key[0]).startswith(RESERVED_PREFIX)
 
     def prepare_item(self, request, item, form, change):
         item.schedule_reminder(item.next_reminder_at)

@@ -108,7 +108,7 @@ class ChangeList:
                 if not MONTH_RE.match(month):
                     raise BadQuery("Choose a month as YYYY-MM.")
                 return IndexQuery(self.date_index, month), self.date_parameter
-        return TableScan(), ""
+        return TableScan(self.model_admin.get_scan_filter(self.request)), ""
 
     def search_source(self) -> Source:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
@@ -206,6 +206,8 @@ class ChangeList:
         info = (self.model.app_label, self.model.model_name)
         rows = []
         for item in self.page.items:
+            if self.model_admin.hides_key(item.pk):
+                continue  # a key lookup can find what the Scan's filter leaves out
             oid = object_id(item)
             url = reverse(f"admin:{info[0]}_{info[1]}_change", args=[oid])
             cells = [display(self.model_admin.value_for(item, name), empty) for name in names]
@@ -338,7 +340,7 @@ def run_action(model_admin: DynamoModelAdmin, request):
         model_admin.require(name not in model_admin.get_all_action_names())
         return bad_request(model_admin, request, f"No action {name!r}.")
     keys = [key_values(model_admin.model, oid) for oid in request.POST.getlist("_selected_action")]
-    keys = [key for key in keys if key is not None]
+    keys = [key for key in keys if key is not None and not model_admin.hides_key(key)]
     redirect_to = request.get_full_path()
     if not keys:
         messages.warning(
