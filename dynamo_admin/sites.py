@@ -17,9 +17,6 @@ from .options import DynamoModelAdmin
 class DynamoAdminSite(AdminSite):
     """An AdminSite whose registry also takes DynamoDB models with a DynamoModelAdmin."""
 
-    index_template = "dynamo_admin/index.html"
-    app_index_template = "dynamo_admin/app_index.html"
-
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
         self._dynamo_registry: dict[type[DynamoModel], DynamoModelAdmin] = {}

@@ -1,0 +1,46 @@
+"""The DynamoDB meter sits once in the footer of every admin page, Django's own included."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+FOOTER = re.compile(r'<footer id="footer">(.*?)</footer>', re.S)
+
+
+def footer_of(response) -> str:
+    """Return the footer's content, checking the page has the meter exactly once."""
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert page.count('id="dynamodb-meter"') == 1
+    assert page.count("admin_footer.css") == 1
+    [footer] = FOOTER.findall(page)
+    return footer
+
+
+@pytest.mark.parametrize(
+    "url", ["/admin/", "/admin/auth/user/", "/admin/auth/", "/admin/password_change/"]
+)
+def test_djangos_own_admin_pages_show_the_meter_in_the_footer(admin_client_, url):
+    assert "0 DynamoDB calls, " in footer_of(admin_client_.get(url))
+
+
+def test_the_login_page_shows_the_meter_in_the_footer(client, db):
+    assert "0 DynamoDB calls, " in footer_of(client.get("/admin/login/"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/catalog/skill/",
+        "/admin/catalog/",
+        "/admin/catalog/skill/python/change/",
+        "/admin/catalog/skill/python/history/",
+        "/admin/catalog/skill/python/delete/",
+    ],
+)
+def test_the_dynamodb_pages_show_the_meter_once(admin_client_, python, url):
+    response = admin_client_.get(url)
+
+    assert f"{response['X-DynamoDB-Calls']} DynamoDB call" in footer_of(response)
