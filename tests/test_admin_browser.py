@@ -82,17 +82,39 @@ def test_staff_log_in_and_see_the_tables_beside_djangos_users(page):
     assert "DynamoDB call" in page.inner_text("#footer")
 
 
+def follow(page, selector: str) -> list[str]:
+    """Click a link, wait for the page it opens, and return the ids that page lists."""
+    with page.expect_navigation():
+        page.click(selector)
+    return page.locator("#result_list tbody th a").all_inner_texts()
+
+
 def test_staff_filter_and_page_through_skills(page, site):
     page.goto(f"{site}/admin/catalog/skill/")
-    page.click("#changelist-filter >> text=Programming")
-    first = page.locator("#result_list tbody th a").all_inner_texts()
-    page.click("a[rel=next]")
-    second = page.locator("#result_list tbody th a").all_inner_texts()
-    page.click("a[rel=prev]")
-    again = page.locator("#result_list tbody th a").all_inner_texts()
+    first = follow(page, "#changelist-filter >> text=Programming")
+    second = follow(page, "a[rel=next]")
+    again = follow(page, "a[rel=prev]")
 
     assert first + second == [f"lang-{n:02d}" for n in range(8)]
     assert again == first
+
+
+def test_staff_select_every_skill_on_the_page_with_djangos_toggle(page, site):
+    page.goto(f"{site}/admin/catalog/skill/")
+    boxes = page.locator("#result_list input.action-select")
+    counter = page.locator("div.actions span.action-counter")
+    assert counter.inner_text() == "0 of 5 selected"
+
+    page.check("#action-toggle")
+    assert [boxes.nth(n).is_checked() for n in range(boxes.count())] == [True] * 5
+    assert page.locator("#result_list tbody tr.selected").count() == 5
+    assert counter.inner_text() == "5 of 5 selected"
+
+    boxes.first.uncheck()
+    assert not page.is_checked("#action-toggle")
+    assert counter.inner_text() == "4 of 5 selected"
+    boxes.first.check()
+    assert page.is_checked("#action-toggle")
 
 
 def test_staff_edit_a_skill_and_see_it_in_the_history(page, site):
