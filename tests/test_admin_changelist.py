@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from django.core import signing
+from django.utils import timezone
 
 from catalog.models import CATEGORIES, Skill
 from dynamo.batch import batch_put
@@ -182,6 +184,25 @@ def test_the_date_hierarchy_queries_one_month_of_sign_ups(admin_client_, dynamo)
 
     assert sorted(listed(response)) == ["user1", "user2"]
     assert "February 2025" in response.content.decode()
+
+
+def offered_months(response) -> list[str]:
+    """Return the months the date hierarchy links to, in order."""
+    return re.findall(r'href="\?created_month=(\d{4}-\d{2})[&"]', response.content.decode())
+
+
+def test_the_date_hierarchy_offers_no_month_or_year_after_today(admin_client_, dynamo):
+    today = timezone.localdate()
+    this_year = admin_client_.get("/admin/users/user/")
+    last_year = admin_client_.get("/admin/users/user/", {"year": today.year - 1})
+    next_year = admin_client_.get("/admin/users/user/", {"year": today.year + 1})
+
+    assert offered_months(this_year) == [f"{today.year}-{m:02d}" for m in range(1, today.month + 1)]
+    assert f"year={today.year + 1}" not in this_year.content.decode()
+    assert f"?year={today.year - 1}" in this_year.content.decode()
+    assert offered_months(last_year) == [f"{today.year - 1}-{m:02d}" for m in range(1, 13)]
+    assert f"?year={today.year}" in last_year.content.decode()
+    assert offered_months(next_year) == offered_months(this_year)
 
 
 @pytest.mark.parametrize("cursor", ["garbage", "eyJrIjp7fX0:1t:bad-signature", "a" * 40, "%00"])

@@ -248,14 +248,16 @@ class ChangeList:
         return specs
 
     def date_hierarchy(self) -> dict[str, Any] | None:
-        """Return the year and month links of the date hierarchy."""
+        """Return the year and month links of the date hierarchy, none after today's month."""
         if self.date_index is None:
             return None
         chosen = self.params.get(self.date_parameter, "")
-        this_year = timezone.localdate().year
-        year = int(chosen[:4]) if chosen[:4].isdigit() else this_year
+        today = timezone.localdate()
+        year = int(chosen[:4]) if chosen[:4].isdigit() else today.year
         if self.params.get(YEAR_VAR, "").isdigit():
             year = int(self.params[YEAR_VAR])
+        year = max(min(year, today.year), 1)  # nothing is created in the future
+        last_month = today.month if year == today.year else 12
         months = [
             {
                 "label": date(year, m, 1).strftime("%B %Y"),
@@ -263,12 +265,16 @@ class ChangeList:
                 "url": self.choose(self.date_parameter, f"{year}-{m:02d}"),
                 "selected": chosen == f"{year}-{m:02d}",
             }
-            for m in range(1, 13)
+            for m in range(1, last_month + 1)
         ]
         return {
             "year": year,
-            "previous_year_url": self.get_query_string({YEAR_VAR: str(year - 1)}),
-            "next_year_url": self.get_query_string({YEAR_VAR: str(year + 1)}),
+            "previous_year_url": self.get_query_string({YEAR_VAR: str(year - 1)})
+            if year > 1
+            else None,
+            "next_year_url": self.get_query_string({YEAR_VAR: str(year + 1)})
+            if year < today.year
+            else None,
             "all_url": self.choose(self.date_parameter, None),
             "months": months,
             "chosen": chosen,
