@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from django.core.validators import RegexValidator
 from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute
@@ -78,9 +77,6 @@ class Skill(DynamoModel):
                 errors.add("tags", f"Tag {tag!r} must be 1 to 50 characters long.")
         return errors
 
-    def save(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Store the skill, then let holders' copies follow its name and category."""
-        created = self.version is None
-        result = super().save(*args, **kwargs)
+    def written(self, *, created: bool) -> None:
+        """Let holders' copies follow the skill's name and category."""
         skill_saved.send(sender=type(self), skill=self, created=created)
-        return result

@@ -91,8 +91,16 @@ class DynamoModel(Model):
         """Return the domain-rule violations of this item, one message list per field."""
         return {}
 
+    def clean(self) -> None:
+        """Derive what depends on other items before the rules are checked; a hook.
+
+        Raise ValidationError for a problem that is not one field's. Every write path (save,
+        batches, the admin's transactions) runs it through full_clean().
+        """
+
     def full_clean(self) -> None:
-        """Raise a ValidationError naming every field that breaks a domain rule."""
+        """Run clean(), then raise a ValidationError naming every field that breaks a rule."""
+        self.clean()
         errors = {name: messages for name, messages in self.field_errors().items() if messages}
         if errors:
             raise ValidationError(errors)
@@ -112,10 +120,24 @@ class DynamoModel(Model):
         previous = (self.created_at, self.updated_at)
         self.stamp()
         try:
-            return super().save(condition=condition, add_version_condition=add_version_condition)
+            result = super().save(condition=condition, add_version_condition=add_version_condition)
         except PutError as exc:
             self.created_at, self.updated_at = previous
             raise _conflict(exc, is_new, self) from exc
+        self.mark_written(created=is_new)
+        return result
+
+    def mark_written(self, *, created: bool) -> None:
+        """Record that the item as it is now was committed, then run the written() hook."""
+        self.written(created=created)
+        self._stored = self.serialize()
+
+    def written(self, *, created: bool) -> None:
+        """Follow up a committed write (send signals); a hook every write path runs."""
+
+    def was_stored_with(self, attribute: str) -> bool:
+        """Return whether the item, as last read or written, carried the attribute."""
+        return self._stored is not None and attribute in self._stored
 
     def delete(self, condition=None, *, add_version_condition: bool = True) -> Any:
         """Delete the item if its stored version is the one this object holds."""
@@ -140,6 +162,14 @@ class DynamoModel(Model):
         return connection
 
     # --- reads ----------------------------------------------------------------------------
+    _stored: dict[str, Any] | None = None  # the item as last read or written
+
+    @classmethod
+    def from_raw_data(cls: type[_M], data: dict[str, Any]) -> _M:
+        item = super().from_raw_data(data)
+        item._stored = data
+        return item
+
     @classmethod
     def get_or_none(cls: type[_M], *keys: Any, consistent_read: bool = False) -> _M | None:
         """Return the item with these key values, or None."""

@@ -84,8 +84,8 @@ class BaseDynamoAdmin:
     def prepare_item(self, request, item: DynamoModel, form, change: bool) -> None:
         """Set what the form does not edit before the item is validated and written; a hook.
 
-        The page's item and rows go in one transaction, so a model's own save() does not run:
-        anything it derives belongs here. Raise ValidationError to show an error on the form.
+        The page's item and rows go in one transaction rather than through save(); the model's
+        own clean() and written() hooks still run. Raise ValidationError to show it on the form.
         """
 
     def get_empty_value_display(self) -> str:

@@ -79,9 +79,6 @@ class UserStatsAdmin(DynamoModelAdmin):
     def hides_key(self, key):
         return str(key[0]).startswith(RESERVED_PREFIX)
 
-    def prepare_item(self, request, item, form, change):
-        item.schedule_reminder(item.next_reminder_at)
-
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):
         """Ask for the session's figures, then record it for each selected user."""

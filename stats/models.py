@@ -136,13 +136,11 @@ class UserStats(DynamoModel):
             errors.add("minutes_studied", "Must be 0 or more.")
         if self.reminder_hour is not None:
             errors.check("reminder_hour", whole_number(0, 23), self.reminder_hour)
-        if (self.next_reminder_at is None) != (self.next_reminder_bucket is None):
-            errors.add("next_reminder_at", "A reminder needs both its time and its hour bucket.")
-        elif self.next_reminder_at is not None and self.next_reminder_bucket != reminder_bucket(
-            self.next_reminder_at
-        ):
-            errors.add("next_reminder_bucket", "The bucket must be the reminder's UTC hour.")
         return errors
+
+    def clean(self) -> None:
+        """Keep the reminder's hour bucket the hour of its time (both absent without one)."""
+        self.schedule_reminder(self.next_reminder_at)
 
     def stamp(self) -> None:
         super().stamp()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from users.signals import user_saved
+from users.signals import deletion_changed
 
 from .leaderboard import show_on_board
 
 
-@receiver(user_saved)
+@receiver(deletion_changed)
 def keep_soft_deleted_learners_off_the_board(sender, user, **kwargs) -> None:
     show_on_board(user.username, visible=not user.is_deleted)

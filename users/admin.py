@@ -1,22 +1,9 @@
-from django.core.exceptions import ValidationError
-
-from catalog.models import SKILL_ID_RE, Skill
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter, SparseIndexFilter
 from dynamo_admin.options import DynamoModelAdmin, StackedInline, TabularInline
 from stats.models import UserStats
 
 from .models import User, UserSkill
-
-
-def copy_catalog_skill(item: UserSkill, change: bool) -> None:
-    """Copy the catalog skill's name and category into a new user-skill (as its save() does)."""
-    if change or not item.skill_id or not SKILL_ID_RE.fullmatch(item.skill_id):
-        return  # stored rows keep their copy; a malformed id fails validation
-    skill = Skill.get_or_none(item.skill_id)
-    if skill is None:
-        raise ValidationError({"skill_id": [f"No catalog skill {item.skill_id!r}."]})
-    item.copy_from_catalog(skill)
 
 
 class UserSkillInline(TabularInline):
@@ -26,9 +13,6 @@ class UserSkillInline(TabularInline):
     readonly_fields = ("skill_name", "category")
     extra = 1
 
-    def prepare_item(self, request, item, form, change):
-        copy_catalog_skill(item, change)
-
 
 class UserStatsInline(StackedInline):
     model = UserStats
@@ -37,9 +21,6 @@ class UserStatsInline(StackedInline):
     readonly_fields = ("leaderboard_partition",)
     max_num = 1
     verbose_name_plural = "stats"
-
-    def prepare_item(self, request, item, form, change):
-        item.schedule_reminder(item.next_reminder_at)
 
 
 class DeletedFilter(SparseIndexFilter):
@@ -78,6 +59,3 @@ class UserSkillAdmin(DynamoModelAdmin):
     search_fields = ("=username", "^skill_id")
     ordering = ("username", "-proficiency", "skill_id")
     readonly_fields = ("skill_name", "category")
-
-    def prepare_item(self, request, item, form, change):
-        copy_catalog_skill(item, change)

@@ -17,7 +17,7 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
 
-from .signals import user_saved
+from .signals import deletion_changed
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_.-]{3,30}")
 validate_username = RegexValidator(
@@ -83,11 +83,10 @@ class User(DynamoModel):
         super().stamp()
         self.created_month = self.created_at.strftime("%Y-%m")
 
-    def save(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Store the user, then let other apps follow a soft delete or a restore."""
-        result = super().save(*args, **kwargs)
-        user_saved.send(sender=type(self), user=self)
-        return result
+    def written(self, *, created: bool) -> None:
+        """Let other apps follow a soft delete or a restore."""
+        if self.was_stored_with("deleted_at") != self.is_deleted:
+            deletion_changed.send(sender=type(self), user=self)
 
     def set_password(self, raw_password: str | None) -> None:
         """Store a Django hash of the password (None makes it unusable)."""
@@ -211,14 +210,15 @@ class UserSkill(DynamoModel):
             errors.add("notes", "Must be at most 2000 characters long.")
         return errors
 
-    def save(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """Store the user-skill; a new one must reference a catalog skill and copies it."""
-        if self.version is None and self.skill_id and SKILL_ID_RE.fullmatch(self.skill_id):
+    def clean(self) -> None:
+        """A new user-skill must reference a catalog skill: copy its name and category."""
+        if self.version is not None or self.skill_name is not None:
+            return  # stored, or made by for_catalog() with the copies already in
+        if self.skill_id and SKILL_ID_RE.fullmatch(self.skill_id):
             skill = Skill.get_or_none(self.skill_id)
             if skill is None:
                 raise ValidationError({"skill_id": [f"No catalog skill {self.skill_id!r}."]})
             self.copy_from_catalog(skill)
-        return super().save(*args, **kwargs)
 
     @classmethod
     def sync_with_catalog(cls, skill: Skill) -> int:

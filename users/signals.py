@@ -2,5 +2,5 @@
 
 from django.dispatch import Signal
 
-# Sent after a user is saved, with `user`: soft-deleting or restoring changes who is listed.
-user_saved = Signal()
+# Sent after a user is soft-deleted or restored, with `user`: who is listed changes.
+deletion_changed = Signal()

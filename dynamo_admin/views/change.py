@@ -126,6 +126,8 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     }
     for write in writes:  # only once the transaction has committed
         log[write.action](request, write.item, write.changes)
+        if write.action != DELETION:
+            write.item.mark_written(created=write.action == ADDITION)
     return item, None
 
 

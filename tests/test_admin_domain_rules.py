@@ -1,0 +1,35 @@
+"""Saves through the admin follow the same domain rules as saves anywhere else."""
+
+from __future__ import annotations
+
+from stats.models import UserStats
+from tests.test_admin_change import PYTHON, inline_post, skill_form
+from users.models import UserSkill
+
+
+def test_renaming_a_skill_in_the_admin_rewrites_every_holders_copy(admin_client_, alice):
+    response = admin_client_.post(
+        PYTHON, skill_form(skill_id="python", name="Python 3", _version="1", tags="language")
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    assert UserSkill.get("alice", "python").skill_name == "Python 3"
+
+
+def test_soft_deleting_a_user_in_the_admin_takes_them_off_the_board(admin_client_, alice):
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(deleted_at="2026-01-02 03:04:05")
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    assert list(UserStats.gsi_leaderboard_xp.query("ALL")) == []
+    assert UserStats.get("alice").xp == 120
+
+
+def test_a_reminder_set_in_the_admin_lands_in_its_hour_bucket(admin_client_, alice):
+    admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(**{"userstats-0-next_reminder_at": "2030-05-06 07:08:09"}),
+    )
+
+    assert UserStats.get("alice").next_reminder_bucket == "2030-05-06-07"
