@@ -14,7 +14,7 @@ from dynamo.batch import batch_put
 from stats.models import UserStats
 from users.models import User, UserSkill
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -46,8 +46,6 @@ def browser() -> Iterator:
 @pytest.fixture
 def site(dynamo, live_server, transactional_db, monkeypatch):
     """Data on DynamoDB Local, a superuser, and five skills to a page."""
-    if dynamo != "local":
-        pytest.skip("the browser tests run on DynamoDB Local")
     from catalog.admin import SkillAdmin
 
     monkeypatch.setattr(SkillAdmin, "list_per_page", 5)
