@@ -10,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core import signing
-
+from dynamo import cursors
 from dynamo.cursors import InvalidCursor
 
-SALT = "dynamo_admin.changelist"
 # Links keep at most this many earlier pages; a deeper "previous" restarts at the first page.
 MAX_TRAIL = 100
 
@@ -45,28 +43,20 @@ def encode(position: Position, scope: str) -> str:
     """Return the signed token for a position, bound to one listing."""
     if position.start is None:
         return ""
-    payload = {"s": scope, "k": position.start, "t": [key or {} for key in position.trail]}
-    return signing.dumps(payload, salt=SALT, compress=True)
-
-
-def _is_key(value: Any) -> bool:
-    return isinstance(value, dict) and all(
-        isinstance(name, str) and isinstance(typed, dict) and len(typed) == 1
-        for name, typed in value.items()
-    )
+    return cursors.sign({"k": position.start, "t": [key or {} for key in position.trail]}, scope)
 
 
 def decode(token: str | None, scope: str) -> Position:
     """Return the position in a token, or raise InvalidCursor."""
     if not token:
         return Position()
-    try:
-        payload = signing.loads(token, salt=SALT)
-    except (signing.BadSignature, ValueError, TypeError) as exc:
-        raise InvalidCursor("This page link is invalid or has been tampered with.") from exc
-    if not isinstance(payload, dict) or payload.get("s") != scope:
-        raise InvalidCursor("This page link belongs to another listing.")
+    payload = cursors.unsign(token, scope)
     start, trail = payload.get("k"), payload.get("t")
-    if not (_is_key(start) and start and isinstance(trail, list) and all(map(_is_key, trail))):
+    if not (
+        start
+        and cursors.is_key(start)
+        and isinstance(trail, list)
+        and all(map(cursors.is_key, trail))
+    ):
         raise InvalidCursor("This page link is malformed.")
     return Position(start, [key or None for key in trail])

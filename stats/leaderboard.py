@@ -91,40 +91,31 @@ def _decode(cursor: str | None, metric: str, partitions: list[str]) -> dict[str,
     if not cursor:
         return state
     try:
-        key = cursors.decode(cursor, _scope(metric, len(partitions)))
-        state["position"] = int(key["n"]["N"])
-        state["rank"] = int(key["r"]["N"])
-        state["score"] = float(key["s"]["N"])
-        shards = key["p"]["M"]
+        saved = cursors.unsign(cursor, _scope(metric, len(partitions)))
+        state["position"], state["rank"] = int(saved["n"]), int(saved["r"])
+        state["score"] = None if saved["s"] is None else float(saved["s"])
+        shards = saved["p"]
     except cursors.InvalidCursor as exc:
         raise BadLeaderboardRequest(str(exc)) from exc
     except (KeyError, TypeError, ValueError) as exc:
         raise BadLeaderboardRequest("This page link is malformed.") from exc
-    for partition, value in shards.items():
-        if partition not in partitions or not isinstance(value, dict):
+    if not isinstance(shards, dict):
+        raise BadLeaderboardRequest("This page link is malformed.")
+    for partition, key in shards.items():
+        if partition not in partitions or not (key is None or cursors.is_key(key)):
             raise BadLeaderboardRequest("This page link belongs to another shard layout.")
-        state["shards"][partition] = None if "NULL" in value else value.get("M")
+        state["shards"][partition] = key
     return state
 
 
 def _encode(metric: str, partitions: list[str], state: dict[str, Any]) -> str:
-    shards = {
-        partition: {"NULL": True} if position is None else {"M": position}
-        for partition, position in state["shards"].items()
+    saved = {
+        "n": state["position"],
+        "r": state["rank"],
+        "s": state["score"],
+        "p": state["shards"],
     }
-    return cursors.encode(
-        {
-            "n": {"N": str(state["position"])},
-            "r": {"N": str(state["rank"])},
-            "s": {"N": _number(state["score"])},
-            "p": {"M": shards},
-        },
-        _scope(metric, len(partitions)),
-    )
-
-
-def _number(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) and not value.is_integer() else str(int(value))
+    return cursors.sign(saved, _scope(metric, len(partitions)))
 
 
 def top(
