@@ -76,20 +76,21 @@ class IndexScan(Source):
         return f"scan:{self.index.Meta.index_name}"
 
 
-@dataclass
-class IndexQuery(Source):
-    """A Query of one index partition, in its sort-key order or the reverse."""
+class PartitionQuery(Source):
+    """A Query of one partition, in its sort-key order or the reverse."""
 
-    index: GlobalIndex
     hash_key: Any
-    range_key_condition: Condition | None = None
+    range_key_condition: Condition | None
 
-    def __post_init__(self) -> None:
-        self.sort_keys = tuple(self.index.range_key_names())
-        self.ordered = bool(self.sort_keys)
+    def queried(self, model: type[DynamoModel]) -> Any:
+        """Return what is queried: the model (its table) or one of its indexes."""
+        raise NotImplementedError
+
+    def name(self) -> str:
+        raise NotImplementedError
 
     def read(self, model, per_page, start, forward):
-        return self.index.query(
+        return self.queried(model).query(
             self.hash_key,
             range_key_condition=self.range_key_condition,
             scan_index_forward=forward,
@@ -100,11 +101,30 @@ class IndexQuery(Source):
     def scope(self, forward: bool) -> str:
         condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
         direction = "asc" if forward else "desc"
-        return f"query:{self.index.Meta.index_name}:{self.hash_key!r}:{condition}:{direction}"
+        return f"{self.name()}:{self.hash_key!r}:{condition}:{direction}"
 
 
 @dataclass
-class TableQuery(Source):
+class IndexQuery(PartitionQuery):
+    """A Query of one index partition."""
+
+    index: GlobalIndex
+    hash_key: Any
+    range_key_condition: Condition | None = None
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names())
+        self.ordered = bool(self.sort_keys)
+
+    def queried(self, model):
+        return self.index
+
+    def name(self) -> str:
+        return f"query:{self.index.Meta.index_name}"
+
+
+@dataclass
+class TableQuery(PartitionQuery):
     """A Query of one partition of the table, optionally on a sort-key prefix."""
 
     hash_key: Any
@@ -115,18 +135,11 @@ class TableQuery(Source):
         self.sort_keys = (self.range_key,) if self.range_key else ()
         self.ordered = bool(self.range_key)
 
-    def read(self, model, per_page, start, forward):
-        return model.query(
-            self.hash_key,
-            range_key_condition=self.range_key_condition,
-            scan_index_forward=forward,
-            limit=per_page + 1,
-            last_evaluated_key=start,
-        )
+    def queried(self, model):
+        return model
 
-    def scope(self, forward: bool) -> str:
-        condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
-        return f"table:{self.hash_key!r}:{condition}:{'asc' if forward else 'desc'}"
+    def name(self) -> str:
+        return "table"
 
 
 @dataclass
