@@ -128,7 +128,7 @@ class DynamoModel(Model):
         return result
 
     def mark_written(self, *, created: bool) -> None:
-        """Record that the item as it is now was committed, then run the written() hook."""
+        """Run the written() hook for a committed write, then remember the item as stored."""
         self.written(created=created)
         self._stored = self.serialize()
 
@@ -169,6 +169,11 @@ class DynamoModel(Model):
         item = super().from_raw_data(data)
         item._stored = data
         return item
+
+    def refresh(self, consistent_read: bool = False) -> None:
+        """Reload the item from its table."""
+        super().refresh(consistent_read=consistent_read)
+        self._stored = self.serialize()
 
     @classmethod
     def get_or_none(cls: type[_M], *keys: Any, consistent_read: bool = False) -> _M | None:
