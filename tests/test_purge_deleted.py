@@ -6,6 +6,7 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from catalog.models import Skill
@@ -130,3 +131,32 @@ def test_a_user_deleted_again_recently_is_not_purged_for_an_old_deletion(catalog
 
     assert purge_result.outcome == "restored"
     assert owned_by("twice") == (True, 2, True)
+
+
+def test_a_user_claimed_for_purging_can_no_longer_be_restored(catalog):
+    learner("going", deleted_days_ago=45)
+    assert User.get("going").claim_for_purge(utcnow() - timedelta(days=30))
+
+    with pytest.raises(ValidationError, match="being purged"):
+        User.get("going").restore()
+    assert User.get("going").deleted_at is not None
+
+
+def test_a_restore_racing_the_claim_wins_and_the_user_is_kept(catalog):
+    stale = learner("racer", deleted_days_ago=45)
+    read_by_gardener = User.get("racer")
+    User.get("racer").restore()
+
+    assert not read_by_gardener.claim_for_purge(utcnow() - timedelta(days=30))
+    assert Command().handle_one(stale, cutoff=utcnow() - timedelta(days=30)).outcome == "restored"
+    assert owned_by("racer") == (True, 2, True)
+
+
+def test_a_rerun_finishes_a_purge_that_died_after_claiming(catalog):
+    learner("half.gone", deleted_days_ago=45)
+    User.get("half.gone").claim_for_purge(utcnow() - timedelta(days=30))
+    UserSkill.get("half.gone", "python").delete()
+
+    purge()
+
+    assert owned_by("half.gone") == (False, 0, False)

@@ -65,6 +65,8 @@ class User(DynamoModel):
     password_hash = UnicodeAttribute(null=True)
     created_month = UnicodeAttribute(null=True)
     deleted_at = UTCDateTimeAttribute(null=True)
+    # Set when the gardener claims a soft-deleted user: from then on it cannot be restored.
+    purge_started_at = UTCDateTimeAttribute(null=True)
 
     gsi_created_month = CreatedMonthIndex()
     gsi_deleted_at = DeletedAtIndex()
@@ -77,6 +79,8 @@ class User(DynamoModel):
             errors.check("name", length_between(1, 100), self.name)
         if errors.require("email", self.email):
             errors.check("email", EmailValidator("Enter a valid email address."), self.email)
+        if self.purge_started_at is not None and self.deleted_at is None:
+            errors.add("deleted_at", "This user is being purged and can no longer be restored.")
         return errors
 
     def stamp(self) -> None:
@@ -109,6 +113,20 @@ class User(DynamoModel):
         """Undo a soft delete."""
         self.deleted_at = None
         self.save()
+
+    def claim_for_purge(self, cutoff: datetime) -> bool:
+        """Mark a user deleted before `cutoff` as being purged, if unchanged since it was read.
+
+        A restore based on an earlier read then fails on its version, and one based on a later
+        read is refused by the rules, so the gardener never purges a user someone brought back.
+        """
+        try:
+            self.update(
+                actions=[User.purge_started_at.set(utcnow())], condition=User.deleted_at <= cutoff
+            )
+        except ConflictError:
+            return False
+        return True
 
     def purge_due(self, now: datetime, retention_days: int) -> bool:
         """Return whether a soft-deleted user has outlived the retention period."""

@@ -27,9 +27,9 @@ class Purge:
 class Command(DynamoCommand):
     help = (
         "Purge users soft-deleted more than USER_PURGE_AFTER_DAYS days ago, with their "
-        "user-skills and stats. Reads the sparse index gsi_deleted_at; deletes the children "
-        "first and the user last, only if it is still deleted, so a re-run finishes a purge "
-        "that died half-way and a user restored meanwhile is kept."
+        "user-skills and stats. Reads the sparse index gsi_deleted_at; claims each user "
+        "(conditional on the version read, so a user restored meanwhile is kept), then deletes "
+        "its children and the user last, so a re-run finishes a purge that died half-way."
     )
     verbosity = 1
 
@@ -73,23 +73,22 @@ class Command(DynamoCommand):
         fresh = User.get_or_none(user.username, consistent_read=True)
         if fresh is None:
             return Purge("gone")
-        if fresh.deleted_at is None or fresh.deleted_at > cutoff:
+        restored = fresh.deleted_at is None or fresh.deleted_at > cutoff
+        if restored or (fresh.purge_started_at is None and not fresh.claim_for_purge(cutoff)):
             self.stdout.write(f"Kept {user.username}: restored since the index was read.")
             return Purge("restored")
+        # Claimed: nobody can restore it now, so the children can go, then the user.
         skills = batch_delete(UserSkill, UserSkill.query(user.username))
         stats = UserStats.get_or_none(user.username, consistent_read=True)
         if stats is not None:
             stats.delete(add_version_condition=False)
-        purge = Purge("purged", skills=skills, stats=int(stats is not None))
         try:
-            fresh.delete(condition=User.deleted_at <= cutoff, add_version_condition=False)
+            fresh.delete(condition=User.purge_started_at.exists(), add_version_condition=False)
         except ConflictError:
-            self.stdout.write(f"Kept {user.username}: restored while it was being purged.")
-            purge.outcome = "restored"
-            return purge
+            return Purge("gone")  # another gardener finished it first
         if self.verbosity >= 2:
             self.stdout.write(f"Purged {user.username} and {skills} user-skills.")
-        return purge
+        return Purge("purged", skills=skills, stats=int(stats is not None))
 
     @staticmethod
     def deleted_since(user: User, now: datetime) -> str:
