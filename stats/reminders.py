@@ -211,11 +211,12 @@ def give_back(stats: UserStats, token: str, now: datetime, error: str) -> int:
 
 
 def drop(stats: UserStats, token: str) -> None:
-    """Remove the reminder of a learner who is gone or soft-deleted."""
+    """Remove the reminder of a learner who is gone or soft-deleted, keeping its hour."""
     s = UserStats
     conditional_update(
         stats.username,
         [
+            s.reminder_hour.set(s.reminder_hour | stats.next_reminder_at.hour),  # for resume()
             s.next_reminder_at.remove(),
             s.next_reminder_bucket.remove(),
             s.reminder_claim.remove(),
@@ -224,6 +225,25 @@ def drop(stats: UserStats, token: str) -> None:
         ],
         s.reminder_claim == token,
     )
+
+
+def resume(username: str, now: datetime) -> datetime | None:
+    """Schedule a restored learner's daily reminder again; return when, or None if none."""
+    stats = UserStats.get_or_none(username, consistent_read=True)
+    if stats is None or stats.reminder_hour is None or stats.next_reminder_at is not None:
+        return None
+    when = next_daily(stats, now)
+    s = UserStats
+    stored = conditional_update(
+        username,
+        [
+            s.next_reminder_at.set(when),
+            s.next_reminder_bucket.set(reminder_bucket(when)),
+            s.version.add(1),
+        ],
+        s.next_reminder_at.does_not_exist(),
+    )
+    return when if stored is not None else None
 
 
 # --- a run ----------------------------------------------------------------------------------

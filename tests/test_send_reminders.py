@@ -170,3 +170,18 @@ def test_a_bad_now_is_refused(dynamo):
 
 def run_raw(now: str) -> None:
     call_command("send_reminders", now=now, stdout=StringIO())
+
+
+def test_a_soft_deleted_learner_gets_no_reminder_and_a_restored_one_gets_them_again(learners):
+    gone = learners[10]  # due at 15:00, no chosen hour: the dropped reminder's hour is kept
+    User.get(gone).soft_delete()
+
+    run(NOON + timedelta(hours=4))
+
+    assert f"{gone}@example.com" not in sent_to()
+    dropped = UserStats.get(gone)
+    assert (dropped.next_reminder_at, dropped.reminder_hour) == (None, 15)
+    User.get(gone).restore()
+    resumed = UserStats.get(gone)
+    assert resumed.next_reminder_at.hour == 15
+    assert resumed.next_reminder_bucket == reminder_bucket(resumed.next_reminder_at)
