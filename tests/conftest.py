@@ -102,4 +102,4 @@ def configure_endpoint() -> str | None:
 
 
 # Admin test fixtures (staff users, logged-in clients, sample items).
-pytest_plugins = ["tests.admin_fixtures"]
+pytest_plugins = ["tests.admin_fixtures", "tests.browser_fixtures"]
