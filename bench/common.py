@@ -57,6 +57,7 @@ def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=Non
             user.version = 1
             item = UserStats(
                 username,
+                name=user.name,
                 xp=int(rng.paretovariate(1.2) * 100),
                 streak=rng.randrange(0, 60),
                 efficiency=round(rng.uniform(0, 100), 1),

@@ -139,6 +139,12 @@ class DynamoModel(Model):
         """Return whether the item, as last read or written, carried the attribute."""
         return self._stored is not None and attribute in self._stored
 
+    def stored_value(self, name: str) -> Any:
+        """Return an attribute's value as last read or written (None if absent or unknown)."""
+        attribute = self.get_attributes()[name]
+        raw = (self._stored or {}).get(attribute.attr_name)
+        return None if raw is None else attribute.deserialize(attribute.get_value(raw))
+
     def delete(self, condition=None, *, add_version_condition: bool = True) -> Any:
         """Delete the item if its stored version is the one this object holds."""
         try:

@@ -65,11 +65,24 @@ class StudySessionForm(forms.Form):
 
 @register(UserStats)
 class UserStatsAdmin(DynamoModelAdmin):
-    list_display = ("username", "xp", "streak", "efficiency", "accuracy", "next_reminder_at")
+    list_display = (
+        "username",
+        "name",
+        "xp",
+        "streak",
+        "efficiency",
+        "accuracy",
+        "next_reminder_at",
+    )
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
-    readonly_fields = ("leaderboard_partition", "next_reminder_bucket", "last_reminded_at")
+    readonly_fields = (
+        "name",  # copied from the user; follows renames
+        "leaderboard_partition",
+        "next_reminder_bucket",
+        "last_reminded_at",
+    )
     actions = ["record_study_session"]
 
     def get_scan_filter(self, request):

@@ -86,6 +86,9 @@ class UserStats(DynamoModel):
         table_suffix = "user-stats"
 
     username = UnicodeAttribute(hash_key=True)
+    # The learner's display name, copied from users (kept in step when it changes) so a
+    # leaderboard page is one Query per shard with no second read for names.
+    name = UnicodeAttribute(null=True)
     xp = NumberAttribute(default=0)
     streak = NumberAttribute(default=0)
     efficiency = NumberAttribute(default=0)
@@ -139,8 +142,13 @@ class UserStats(DynamoModel):
         return errors
 
     def clean(self) -> None:
-        """Keep the reminder's hour bucket the hour of its time (both absent without one)."""
+        """Keep the reminder's bucket the hour of its time; copy the learner's name if missing."""
         self.schedule_reminder(self.next_reminder_at)
+        if self.name is None and self.username:
+            from users.models import User  # users never import stats: no cycle
+
+            learner = User.get_or_none(self.username)
+            self.name = learner.name if learner is not None else None
 
     def stamp(self) -> None:
         super().stamp()

@@ -29,7 +29,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         return _bad_request(request, metric, str(exc))
     if board is None:
         return _not_found(request, metric, username)
-    names = _names(row.username for row in board.rows)
+    names = _names(board.rows)
     if _wants_json(request):
         response: HttpResponse = JsonResponse(_as_json(request, board, names))
     else:
@@ -49,12 +49,13 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-def _names(usernames) -> dict[str, str]:
-    """Read the learners' display names in one BatchGetItem."""
-    keys = list(dict.fromkeys(usernames))
-    if not keys:
-        return {}
-    return {user.username: user.name for user in User.batch_get(keys)}
+def _names(rows) -> dict[str, str]:
+    """Return the learners' display names: copied into their stats, else one BatchGetItem."""
+    names = {row.stats.username: row.stats.name for row in rows if row.stats.name}
+    missing = list(dict.fromkeys(row.stats.username for row in rows if not row.stats.name))
+    if missing:
+        names |= {user.username: user.name for user in User.batch_get(missing)}
+    return names
 
 
 def _row_json(row, names: dict[str, str]) -> dict[str, Any]:

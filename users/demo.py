@@ -151,7 +151,7 @@ class DemoLearners:
         if self.python is not None and number % EXPERT_PYTHONISTA_EVERY == 0:
             skills = [s for s in skills if s.skill_id != "python"][: MAX_SKILLS - 1]
             skills.append(self.holding(username, self.python, created_at, "Expert", (5, 15)))
-        return DemoLearner(user, skills, self.stats(username, created_at))
+        return DemoLearner(user, skills, self.stats(user, created_at))
 
     def username(self, first: str, last: str) -> str:
         first, last = ascii_slug(first) or "learner", ascii_slug(last) or "demo"
@@ -198,11 +198,12 @@ class DemoLearners:
         )
         return ready(holding, added_at)
 
-    def stats(self, username: str, since: datetime) -> UserStats:
+    def stats(self, user: User, since: datetime) -> UserStats:
         rng = self.rng
         streak = 0 if rng.random() < 0.15 else min(400, int(rng.expovariate(1 / 12)) + 1)
         stats = UserStats(
-            username,
+            user.username,
+            name=user.name,
             xp=min(250_000, int(rng.lognormvariate(7.5, 1.1))),
             streak=streak,
             efficiency=round(rng.triangular(30, 100, 82), 1),

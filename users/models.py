@@ -17,7 +17,7 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
 
-from .signals import deletion_changed
+from .signals import deletion_changed, renamed
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_.-]{3,30}")
 validate_username = RegexValidator(
@@ -88,9 +88,11 @@ class User(DynamoModel):
         self.created_month = self.created_at.strftime("%Y-%m")
 
     def written(self, *, created: bool) -> None:
-        """Let other apps follow a soft delete or a restore."""
+        """Let other apps follow a soft delete, a restore or a new name."""
         if self.was_stored_with("deleted_at") != self.is_deleted:
             deletion_changed.send(sender=type(self), user=self)
+        if not created and self.stored_value("name") != self.name:
+            renamed.send(sender=type(self), user=self)
 
     def set_password(self, raw_password: str | None) -> None:
         """Store a Django hash of the password (None makes it unusable)."""
