@@ -26,7 +26,7 @@ from pynamodb.exceptions import UpdateError
 
 from dynamo.models import CONDITION_FAILED, utcnow
 from dynamo.validators import FieldErrors, whole_number
-from users.models import validate_username
+from users.models import User, validate_username
 
 from .models import UserStats, leaderboard_partition_for
 
@@ -132,7 +132,19 @@ def record_session(
     stored = _first_applicable(username, common, rules)
     if (stored.accuracy, stored.efficiency) != derived_of(stored):
         stored = _refresh_derived(stored) or stored
+    if stored.name is None:  # the learner's first stats: copy the name the boards show
+        stored = _copy_name(stored) or stored
     return stored
+
+
+def _copy_name(stored: UserStats) -> UserStats | None:
+    learner = User.get_or_none(stored.username)
+    if learner is None:
+        return None
+    s = UserStats
+    return conditional_update(
+        stored.username, [s.name.set(learner.name), s.version.add(1)], s.name.does_not_exist()
+    )
 
 
 def derived_of(stats: UserStats) -> tuple[float, float]:

@@ -134,3 +134,13 @@ def test_the_session_form_records_and_reports_field_errors(dynamo):
     bad = StudySessionForm({"xp": 30, "questions": 4, "correct": 5, "minutes": 0})
     assert not bad.is_valid()
     assert set(bad.errors) == {"correct", "minutes"}
+
+
+def test_a_first_session_copies_the_learners_name_for_the_boards(dynamo):
+    from users.models import User
+
+    User("alice", name="Alice Liddell", email="alice@example.com").save()
+
+    record_session("alice", xp=5, questions=2, correct=2, minutes=1, when=MONDAY)
+
+    assert UserStats.get("alice").name == "Alice Liddell"
