@@ -11,6 +11,7 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAt
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel
 from dynamo.validators import FieldErrors, number_between, whole_number
+from users.models import User
 
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"
@@ -145,8 +146,6 @@ class UserStats(DynamoModel):
         """Keep the reminder's bucket the hour of its time; copy the learner's name if missing."""
         self.schedule_reminder(self.next_reminder_at)
         if self.name is None and self.username:
-            from users.models import User  # users never import stats: no cycle
-
             learner = User.get_or_none(self.username)
             self.name = learner.name if learner is not None else None
 

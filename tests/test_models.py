@@ -157,3 +157,30 @@ def test_scheduling_a_reminder_sets_its_hour_bucket(dynamo):
     stats.schedule_reminder(None)
     stats.save()
     assert UserStats.get("alice").next_reminder_bucket is None
+
+
+def test_a_password_is_stored_as_a_django_hash_and_checked_against_it(dynamo):
+    user = User("alice", name="Alice", email="alice@example.com")
+    user.set_password("correct horse")
+    user.save()
+
+    stored = User.get("alice")
+    assert "correct horse" not in stored.password_hash
+    assert stored.check_password("correct horse")
+    assert not stored.check_password("wrong horse")
+    stored.set_password(None)
+    assert not stored.check_password("correct horse")
+
+
+def test_a_users_skills_come_back_in_the_order_they_were_added(python):
+    from datetime import UTC, datetime, timedelta
+
+    User("alice", name="Alice", email="alice@example.com").save()
+    for n, skill_id in enumerate(("rust", "go", "elm")):
+        skill = Skill(skill_id, name=skill_id.title(), category="Programming")
+        skill.save()
+        holding = UserSkill.for_catalog("alice", skill, proficiency="Beginner", years=1)
+        holding.created_at = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=n)
+        holding.save()
+
+    assert [s.skill_id for s in User.get("alice").skills()] == ["rust", "go", "elm"]
