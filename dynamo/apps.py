@@ -6,6 +6,7 @@ class DynamoConfig(AppConfig):
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
+        from . import jobs  # noqa: F401  (registers the bookkeeping table)
         from .models import configure
 
         configure()

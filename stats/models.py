@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import zlib
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import DynamoMeta, DynamoModel
+from dynamo.models import DynamoMeta, DynamoModel, client_for
 from dynamo.validators import FieldErrors, number_between, whole_number
-from users.models import User
+from users.models import User, validate_username
 
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"
@@ -29,6 +30,26 @@ def leaderboard_partitions(shards: int | None = None) -> list[str]:
     """Return every leaderboard partition for a shard count."""
     shards = settings.LEADERBOARD_SHARDS if shards is None else shards
     return ["ALL"] if shards <= 1 else [f"ALL#{k}" for k in range(shards)]
+
+
+def legacy_item(key: str) -> dict[str, Any] | None:
+    """Return a bookkeeping item an earlier release kept in user-stats (raw), or None."""
+    return (
+        client_for(UserStats)
+        .get_item(
+            TableName=UserStats.Meta.table_name,
+            Key={"username": {"S": key}},
+            ConsistentRead=True,
+        )
+        .get("Item")
+    )
+
+
+def forget_legacy_item(key: str) -> None:
+    """Delete a bookkeeping item an earlier release kept in user-stats, once moved."""
+    client_for(UserStats).delete_item(
+        TableName=UserStats.Meta.table_name, Key={"username": {"S": key}}
+    )
 
 
 def reminder_bucket(when: datetime) -> str:
@@ -126,7 +147,9 @@ class UserStats(DynamoModel):
 
     def field_errors(self) -> dict[str, list[str]]:
         errors = FieldErrors()
-        errors.require("username", self.username)
+        # A username rule keeps reserved keys (`#...`) out of the table on every write path.
+        if errors.require("username", self.username):
+            errors.check("username", validate_username, self.username)
         for name in ("xp", "streak", "questions_answered", "questions_correct", "sessions"):
             if errors.require(name, getattr(self, name)):
                 errors.check(name, whole_number(0), getattr(self, name))

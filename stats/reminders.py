@@ -10,13 +10,14 @@ the hour of `now`, and for each reminder due at or before `now`:
    daily reminder, and the claim removed. A failed send records the error, counts the attempt
    and leaves the reminder due for the next run (after MAX_ATTEMPTS it moves on to the next day).
 
-The watermark is the earliest hour bucket that may still hold a due reminder. It lives in a
-reserved item of the user-stats table (WATERMARK_KEY, not a valid username, so it never meets
-a learner; it carries no leaderboard or reminder key, so no index sees it): the claims and the
-watermark then live in one engine with one consistency model, across every host that runs
-the worker, with no SQL database to share. A run moves it forward only to the earliest bucket
-where it left something behind (a reminder leased by another worker), else to the current
-hour, which every run reads again; two runs finishing together keep the earlier of their two.
+The watermark is the earliest hour bucket that may still hold a due reminder. It lives in the
+jobs table (`dynamo.jobs`, job `send_reminders`): the claims and the watermark then live in
+one engine with one consistency model, across every host that runs the worker, with no SQL
+database to share. A watermark an earlier release kept in the user-stats table (under the
+key `#send_reminders`) is moved there on the first run. A run moves it forward only to the
+earliest bucket where it left something behind (a reminder leased by another worker), else to
+the current hour, which every run reads again; two runs finishing together keep the earlier
+of their two.
 """
 
 from __future__ import annotations
@@ -27,17 +28,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from botocore.exceptions import ClientError
 from django.conf import settings
 from django.core.mail import send_mail
 
-from dynamo.models import CONDITION_FAILED, client_for
+from dynamo import jobs
 from users.models import User
 
 from .activity import conditional_update
-from .models import BUCKET_FORMAT, UserStats, reminder_bucket
+from .models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, reminder_bucket
 
-WATERMARK_KEY = "#send_reminders"
+JOB = "send_reminders"
+LEGACY_WATERMARK_KEY = "#send_reminders"
 LEASE = timedelta(minutes=5)
 MAX_ATTEMPTS = 5
 FIRST_RUN_LOOKBACK = timedelta(days=7)
@@ -89,50 +90,26 @@ def buckets_between(first: str, last: str) -> list[str]:
 
 
 # --- watermark ------------------------------------------------------------------------------
-def _watermark_key() -> dict:
-    return {"username": {"S": WATERMARK_KEY}}
-
-
 def read_watermark() -> str | None:
     """Return the stored watermark bucket, or None before the first run."""
-    client = client_for(UserStats)
-    item = client.get_item(
-        TableName=UserStats.Meta.table_name, Key=_watermark_key(), ConsistentRead=True
-    ).get("Item")
-    return item["watermark"]["S"] if item and "watermark" in item else None
+    stored = jobs.read_watermark(JOB)
+    return stored if stored is not None else adopt_legacy_watermark()
+
+
+def adopt_legacy_watermark() -> str | None:
+    """Move a watermark kept by an earlier release in the user-stats table to the jobs table."""
+    legacy = legacy_item(LEGACY_WATERMARK_KEY)
+    if legacy is None:
+        return None
+    watermark = legacy.get("watermark", {}).get("S")
+    stored = jobs.store_watermark(JOB, None, watermark) if watermark else None
+    forget_legacy_item(LEGACY_WATERMARK_KEY)
+    return stored
 
 
 def store_watermark(read: str | None, proposal: str) -> str:
     """Store `proposal` if the watermark is still `read`, else the earlier of the two."""
-    client = client_for(UserStats)
-    expected, value = read, proposal
-    for _ in range(5):
-        names = {"#w": "watermark"}
-        values = {":w": {"S": value}}
-        if expected is None:
-            condition = "attribute_not_exists(#w)"
-        else:
-            condition = "#w = :seen"
-            values[":seen"] = {"S": expected}
-        try:
-            client.update_item(
-                TableName=UserStats.Meta.table_name,
-                Key=_watermark_key(),
-                UpdateExpression="SET #w = :w",
-                ConditionExpression=condition,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-            return value
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != CONDITION_FAILED:
-                raise
-        # Another run stored one meanwhile: keep the earlier, never skip a bucket it held.
-        expected = read_watermark()
-        value = min(expected, proposal) if expected else proposal
-        if value == expected:
-            return value
-    raise RuntimeError("Could not store the reminder watermark: too much contention.")
+    return jobs.store_watermark(JOB, read, proposal)
 
 
 # --- one reminder ---------------------------------------------------------------------------

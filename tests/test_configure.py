@@ -19,6 +19,7 @@ def test_configure_moves_every_model_to_another_prefix_and_back(dynamo):
     try:
         assert {m.Meta.table_name for m in tables.all_models()} == {
             "elsewhere-admin-log",
+            "elsewhere-jobs",
             "elsewhere-skills",
             "elsewhere-users",
             "elsewhere-user-skills",

@@ -55,6 +55,7 @@ EXPECTED = {
         },
     ),
     "admin-log": ([("object_key", "HASH"), ("logged_at", "RANGE")], {}),
+    "jobs": ([("name", "HASH")], {}),
 }
 
 

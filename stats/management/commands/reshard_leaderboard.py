@@ -11,18 +11,26 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from dynamo import jobs
 from dynamo.management.base import DynamoCommand
 from dynamo.models import CONDITION_FAILED, client_for
-from stats.models import UserStats, leaderboard_partition_for
+from stats.models import (
+    UserStats,
+    forget_legacy_item,
+    leaderboard_partition_for,
+    legacy_item,
+)
 
-CHECKPOINT_KEY = {"username": {"S": "#reshard_leaderboard"}}
+JOB = "reshard_leaderboard"
+LEGACY_CHECKPOINT_KEY = "#reshard_leaderboard"
 PAGE_SIZE = 500
 
 
 class Command(DynamoCommand):
     help = (
         "Set leaderboard_partition on every user-stats item for a shard count (default: "
-        "LEADERBOARD_SHARDS). Progress is checkpointed after each page: run it again to resume."
+        "LEADERBOARD_SHARDS). Progress is checkpointed after each page in the jobs table: "
+        "run it again to resume."
     )
 
     def add_arguments(self, parser):
@@ -97,19 +105,28 @@ class Command(DynamoCommand):
         return 1
 
     def load_checkpoint(self, shards: int) -> dict[str, Any] | None:
-        item = self.client.get_item(
-            TableName=self.table, Key=CHECKPOINT_KEY, ConsistentRead=True
-        ).get("Item")
-        if not item or int(item["shards"]["N"]) != shards:
+        saved = jobs.read_state(JOB) or self.adopt_legacy_checkpoint()
+        if not saved or saved.get("shards") != shards:
             return None
-        return json.loads(item["position"]["S"])
+        return saved["position"]
+
+    def adopt_legacy_checkpoint(self) -> dict[str, Any] | None:
+        """Move a checkpoint an earlier release kept in user-stats to the jobs table."""
+        item = legacy_item(LEGACY_CHECKPOINT_KEY)
+        if item is None:
+            return None
+        saved = None
+        if "shards" in item and "position" in item:
+            saved = {
+                "shards": int(item["shards"]["N"]),
+                "position": json.loads(item["position"]["S"]),
+            }
+            jobs.store_state(JOB, saved)
+        forget_legacy_item(LEGACY_CHECKPOINT_KEY)
+        return saved
 
     def save_checkpoint(self, shards: int, position: dict[str, Any]) -> None:
-        self.client.put_item(
-            TableName=self.table,
-            Item=CHECKPOINT_KEY
-            | {"shards": {"N": str(shards)}, "position": {"S": json.dumps(position)}},
-        )
+        jobs.store_state(JOB, {"shards": shards, "position": position})
 
     def clear_checkpoint(self) -> None:
-        self.client.delete_item(TableName=self.table, Key=CHECKPOINT_KEY)
+        jobs.clear_state(JOB)
