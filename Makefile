@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 ADDR ?= 127.0.0.1:8000
 SEED_USERS ?= 500
 
-.PHONY: run test lint format install system-deps dynamodb-local bench clean
+.PHONY: run serve test lint format install system-deps dynamodb-local bench clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ dynamodb-local: install system-deps
 ## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server.
 run: dynamodb-local .env
 	$(PY) -m dynamo.local serve $(ADDR) --users $(SEED_USERS)
+
+## serve: production: static files collected, gunicorn (DEBUG off) on ADDR; see .env.production.example.
+serve: install
+	DJANGO_DEBUG=false $(PY) manage.py collectstatic --no-input -v 0
+	DJANGO_DEBUG=false exec $(VENV)/bin/gunicorn -c project/gunicorn.conf.py --bind $(ADDR)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -51,6 +52,70 @@ ALLOWED_HOSTS = setting(
     "DJANGO_ALLOWED_HOSTS", "list", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
 )
 
+# Transport security: production-safe defaults with DEBUG off, each one set from the
+# environment (a TLS-terminating load balancer in front is the expected deployment).
+SECURE_SSL_REDIRECT = setting("DJANGO_SECURE_SSL_REDIRECT", "bool", default=not DEBUG)
+SECURE_HSTS_SECONDS = setting(
+    "DJANGO_SECURE_HSTS_SECONDS",
+    "int",
+    default=0 if DEBUG else 31_536_000,
+    check=lambda v: v >= 0,
+    hint="seconds, 0 (off) or more",
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = setting(
+    "DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", "bool", default=not DEBUG
+)
+# The header's preload flag only allows a submission to the browsers' list; it submits nothing.
+SECURE_HSTS_PRELOAD = setting("DJANGO_SECURE_HSTS_PRELOAD", "bool", default=not DEBUG)
+SESSION_COOKIE_SECURE = setting("DJANGO_SESSION_COOKIE_SECURE", "bool", default=not DEBUG)
+CSRF_COOKIE_SECURE = setting("DJANGO_CSRF_COOKIE_SECURE", "bool", default=not DEBUG)
+CSRF_TRUSTED_ORIGINS = setting(
+    "DJANGO_CSRF_TRUSTED_ORIGINS",
+    "list",
+    default=[],
+    check=lambda v: all(re.fullmatch(r"https?://[^\s/]+", origin) for origin in v),
+    hint="expected origins such as https://skillboard.example.com",
+)
+# Trust the proxy's scheme header only when a proxy that sets it is really in front.
+_PROXY_SSL_HEADER = setting(
+    "DJANGO_SECURE_PROXY_SSL_HEADER",
+    "str",
+    default="",
+    check=lambda v: v == "" or re.fullmatch(r"[A-Za-z0-9-]+=https", v) is not None,
+    hint="expected HEADER=https, such as X-Forwarded-Proto=https",
+)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _PROXY_SSL_HEADER.split("=")[0].upper().replace("-", "_"), "https")
+    if _PROXY_SSL_HEADER
+    else None
+)
+X_FRAME_OPTIONS = setting(
+    "DJANGO_X_FRAME_OPTIONS",
+    "str",
+    default="DENY",
+    check=lambda v: v in {"DENY", "SAMEORIGIN"},
+    hint="DENY or SAMEORIGIN",
+)
+SECURE_REFERRER_POLICY = setting(
+    "DJANGO_SECURE_REFERRER_POLICY",
+    "str",
+    default="same-origin",
+    check=lambda v: (
+        v
+        in {
+            "no-referrer",
+            "no-referrer-when-downgrade",
+            "origin",
+            "origin-when-cross-origin",
+            "same-origin",
+            "strict-origin",
+            "strict-origin-when-cross-origin",
+            "unsafe-url",
+        }
+    ),
+    hint="a Referrer-Policy value such as same-origin",
+)
+
 INSTALLED_APPS = [
     "dynamo_admin.apps.AdminConfig",
     "django.contrib.auth",
@@ -58,6 +123,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "csp",
     "dynamo",
     "dynamo_admin",
     "catalog",
@@ -68,12 +134,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dynamo.middleware.RequestMeterMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Right after SecurityMiddleware, so static files skip the rest of the stack.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -120,6 +189,28 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Compressed files with content hashes in their names, served by WhiteNoise with
+    # far-future cache headers; with DEBUG on, templates link the unhashed names.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# Content-Security-Policy: only this origin's scripts and styles, nothing inline, no frames.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 EMAIL_CONFIG = setting("EMAIL_URL", "email_url", default="consolemail://")
 vars().update(EMAIL_CONFIG)

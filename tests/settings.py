@@ -12,3 +12,13 @@ from project.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ALLOWED_HOSTS = ["*"]
+# The test client and live servers speak plain HTTP; production's TLS settings are tested
+# separately (tests/test_deploy_settings.py runs `check --deploy` with them).
+SECURE_SSL_REDIRECT = False
+SECURE_HSTS_SECONDS = 0
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+# Manifest storage needs `collectstatic` first; tests link the source files.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,0 +1,21 @@
+"""Gunicorn settings for `make serve`: threaded workers sized to the DynamoDB connection pool."""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+
+from django.conf import settings
+
+wsgi_app = "project.wsgi:application"
+worker_class = "gthread"
+# One pooled DynamoDB connection per thread: a thread never waits for a connection.
+threads = settings.DYNAMODB_MAX_POOL_CONNECTIONS
+# Workers come from `--workers` or WEB_CONCURRENCY (gunicorn reads both); two by default.
+workers = 2
+# Requests are logged by the application (one JSON line each); gunicorn logs its own errors.
+errorlog = "-"
+# A load balancer in front keeps connections open; keep them a little longer than it does.
+keepalive = 75
+graceful_timeout = 20
+# No control socket: one fixed path per user would collide between servers on one host.
+control_socket_disable = True
