@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.admin import action
+from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
-from django.utils.text import capfirst
 
 from dynamo.exceptions import StaleVersion
 
@@ -18,7 +18,13 @@ from .keys import object_id
 def delete_selected(model_admin, request, items):
     """Show what would go with the selected items; on confirmation delete each of them."""
     model = model_admin.model
+    deleted_objects, model_count, perms_needed, protected = model_admin.get_deleted_objects(
+        items, request
+    )
     if request.POST.get("post") == "yes":
+        # As Django's delete_selected: a cascade the user may not delete is refused.
+        if perms_needed or protected:
+            raise PermissionDenied
         versions = dict(
             zip(
                 request.POST.getlist("_selected_action"),
@@ -33,7 +39,7 @@ def delete_selected(model_admin, request, items):
                 stale.append(str(item))
                 continue
             try:
-                delete_with_related(item, model_admin.get_deleted_objects(request, item))
+                delete_with_related(item, model_admin.get_related_items(request, item))
             except StaleVersion:
                 stale.append(str(item))
                 continue
@@ -57,18 +63,11 @@ def delete_selected(model_admin, request, items):
         "subtitle": None,
         "opts": model_admin.opts,
         "objects_name": model.verbose_name_plural,
-        "selected": [
-            {
-                "object_id": object_id(item),
-                "version": item.version,
-                "label": f"{capfirst(model.verbose_name)}: {item}",
-                "related": [
-                    f"{capfirst(c.verbose_name)}: {c}"
-                    for c in model_admin.get_deleted_objects(request, item)
-                ],
-            }
-            for item in items
-        ],
+        "deleted_objects": deleted_objects,
+        "model_count": dict(model_count).items(),
+        "perms_lacking": sorted(perms_needed),
+        "protected": protected,
+        "selected": [{"object_id": object_id(item), "version": item.version} for item in items],
         "action_name": "delete_selected",
     }
     request.current_app = model_admin.admin_site.name

@@ -11,7 +11,7 @@ from django.forms import formset_factory
 from dynamo.models import DynamoModel
 
 from .display import display
-from .forms import ItemForm, item_form_class
+from .forms import VERSION_FIELD, ItemForm, item_form_class
 from .keys import key_values, object_id
 from .writes import ADDITION, CHANGE, DELETION, Write
 
@@ -35,13 +35,16 @@ class InlineItemForm(ItemForm):
     """An inline row: carries the key of the item it edits; a stored item's key is fixed."""
 
     key_names: tuple[str, ...] = ()
+    can_change_stored = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields[KEY_FIELD] = forms.CharField(required=False, widget=forms.HiddenInput)
         if self.initial.get(KEY_FIELD):
-            for name in self.key_names:
-                if name in self.fields:
+            # A disabled field keeps its initial value whatever is posted.
+            fixed = self.fields if not self.can_change_stored else self.key_names
+            for name in fixed:
+                if name in self.fields and name not in (KEY_FIELD, VERSION_FIELD):
                     self.fields[name].disabled = True
 
     @property
@@ -56,8 +59,11 @@ class InlineFormSet:
         self.inline = inline
         self.request = request
         self.parent = parent
-        self.can_change = inline.has_change_permission(request)
-        data = data if self.can_change else None
+        # The inline model's own permissions, checked on the server as Django's inlines do.
+        self.can_add = inline.has_add_permission(request, parent)
+        self.can_change = inline.has_change_permission(request, parent)
+        self.can_delete = inline.can_delete and inline.has_delete_permission(request, parent)
+        data = data if self.can_add or self.can_change or self.can_delete else None
         prefix = inline.model.model_name
         stored = {object_id(item): item for item in items}
         shown = list(stored) if data is None else self.posted_keys(data, prefix)
@@ -65,21 +71,28 @@ class InlineFormSet:
         found = {oid: stored.get(oid) or self.gone_item(oid) for oid in shown}
         self.items = {oid: item for oid, item in found.items() if item is not None}
         self.gone = {oid for oid in self.items if oid not in stored}
+        fields = inline.get_fields(request, parent)
         readonly = inline.get_readonly_fields(request, parent)
-        self.editable = [n for n in inline.get_fields(request) if n not in readonly]
-        self.readonly = [n for n in inline.get_fields(request) if n in readonly]
+        if not (self.can_add or self.can_change):
+            readonly = fields  # a view-only inline shows values, not inputs
+        self.editable = [n for n in fields if n not in readonly]
+        self.readonly = [n for n in fields if n in readonly]
         form_class = type(
             f"{inline.model.__name__}InlineForm",
             (InlineItemForm, item_form_class(inline.model, self.editable)),
-            {"key_names": tuple(inline.model.key_attribute_names())},
+            {
+                "key_names": tuple(inline.model.key_attribute_names()),
+                "can_change_stored": self.can_change,
+            },
         )
-        can_add = self.can_change and inline.has_add_permission(request)
         room = None if inline.max_num is None else max(0, inline.max_num - len(self.items))
         extra = min(inline.extra, room) if room is not None else inline.extra
         factory = formset_factory(
             form_class,
-            extra=extra if can_add else 0,
-            can_delete=inline.can_delete and inline.has_delete_permission(request),
+            extra=extra if self.can_add else 0,
+            can_delete=self.can_delete,
+            max_num=inline.max_num,
+            validate_max=inline.max_num is not None,
         )
         initial = []
         for oid in shown:
@@ -134,6 +147,10 @@ class InlineFormSet:
                 writes.append(Write(self.inline, form, stored, DELETION, gone=gone))
                 continue
             if deleting or not form.has_changed():
+                continue
+            # Rows beyond the ones shown (a raised TOTAL_FORMS) or edits of stored rows count
+            # only with the inline model's add or change permission, as in Django's inlines.
+            if not (self.can_change if form.stored_key else self.can_add):
                 continue
             item = stored or self.inline.new_item(self.parent)
             if stored is not None:

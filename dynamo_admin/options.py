@@ -27,6 +27,11 @@ from .views import change, changelist, delete, history
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
 
 
+def deleted_label(item: DynamoModel) -> str:
+    """Return how a delete confirmation names an item: `Verbose name: item`."""
+    return f"{capfirst(item.verbose_name)}: {item}"
+
+
 class ModelOpts:
     """What Django's admin templates read from `opts`, for a DynamoDB model."""
 
@@ -90,6 +95,22 @@ class BaseDynamoAdmin:
 
     def get_empty_value_display(self) -> str:
         return self.empty_value_display
+
+    # Permissions of the admin's own model, with Django's names and signatures.
+    def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        user = request.user
+        return user.has_perm(perm_name("view", self.model)) or user.has_perm(
+            perm_name("change", self.model)
+        )
+
+    def has_change_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        return request.user.has_perm(perm_name("change", self.model))
+
+    def has_delete_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        return request.user.has_perm(perm_name("delete", self.model))
+
+    def has_view_or_change_permission(self, request, obj: DynamoModel | None = None) -> bool:
+        return self.has_view_permission(request, obj) or self.has_change_permission(request, obj)
 
     def label_for(self, name: str) -> str:
         attribute_or_method = getattr(self, name, None)
@@ -158,7 +179,17 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return list(self.inlines)
 
     def get_inline_instances(self, request, obj: DynamoModel | None = None) -> list[DynamoInline]:
-        return [cls(self.model, self.admin_site) for cls in self.get_inlines(request, obj)]
+        """Return the inlines this user may see or use on obj's page, as Django's admin does."""
+        instances = []
+        for inline_class in self.get_inlines(request, obj):
+            inline = inline_class(self.model, self.admin_site)
+            if (
+                inline.has_view_or_change_permission(request, obj)
+                or inline.has_add_permission(request, obj)
+                or inline.has_delete_permission(request, obj)
+            ):
+                instances.append(inline)
+        return instances
 
     def get_actions(self, request) -> dict[str, tuple[Callable, str, str]]:
         """Return the actions this user may run: name -> (function, name, description)."""
@@ -195,20 +226,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return getattr(item, name, None)
 
     # --- permissions ----------------------------------------------------------------------
-    def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
-        user = request.user
-        return user.has_perm(perm_name("view", self.model)) or user.has_perm(
-            perm_name("change", self.model)
-        )
-
     def has_add_permission(self, request) -> bool:
         return request.user.has_perm(perm_name("add", self.model))
-
-    def has_change_permission(self, request, obj: DynamoModel | None = None) -> bool:
-        return request.user.has_perm(perm_name("change", self.model))
-
-    def has_delete_permission(self, request, obj: DynamoModel | None = None) -> bool:
-        return request.user.has_perm(perm_name("delete", self.model))
 
     def has_module_permission(self, request) -> bool:
         return request.user.has_module_perms(self.model.app_label)
@@ -236,12 +255,42 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """Return the stored item an object id names (one GetItem), or None."""
         return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
 
-    def get_deleted_objects(self, request, obj: DynamoModel) -> list[DynamoModel]:
-        """Return the items deleted together with obj: its inlines' items."""
-        related: list[DynamoModel] = []
-        for inline in self.get_inline_instances(request, obj):
-            related += inline.get_items(obj)
-        return related
+    def get_related_items(self, request, obj: DynamoModel) -> list[DynamoModel]:
+        """Return the items deleted together with obj: its inlines' items, seen or not."""
+        # Kept on the request: the confirmation and the delete both need them, read once.
+        memo = request.__dict__.setdefault("_dynamo_admin_related", {})
+        key = (obj.Meta.table_name, obj.pk)
+        if key not in memo:
+            memo[key] = [
+                item
+                for inline_class in self.get_inlines(request, obj)
+                for item in inline_class(self.model, self.admin_site).get_items(obj)
+            ]
+        return memo[key]
+
+    def get_deleted_objects(self, objs, request):
+        """Return (to_delete, model_count, perms_needed, protected) as Django's admin does.
+
+        `to_delete` nests each item's related items under it; `perms_needed` names the
+        verbose names of the models whose admin refuses this user the delete.
+        """
+        to_delete: list[Any] = []
+        model_count: dict[str, int] = {}
+        perms_needed: set[str] = set()
+        for obj in objs:
+            related = self.get_related_items(request, obj)
+            for item in (obj, *related):
+                model = type(item)
+                plural = str(model.verbose_name_plural)
+                model_count[plural] = model_count.get(plural, 0) + 1
+                if not self.admin_site.is_registered(model):
+                    continue
+                if not self.admin_site.get_model_admin(model).has_delete_permission(request, item):
+                    perms_needed.add(str(model.verbose_name))
+            to_delete.append(deleted_label(obj))
+            if related:
+                to_delete.append([deleted_label(item) for item in related])
+        return to_delete, model_count, perms_needed, []
 
     def url_for(self, view: str, *args: Any) -> str:
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
@@ -352,19 +401,10 @@ class DynamoInline(BaseDynamoAdmin):
         setattr(item, self.fk_name, self.parent_key(parent))
         return item
 
-    def has_change_permission(self, request) -> bool:
-        return request.user.has_perm(perm_name("change", self.model))
-
-    def has_add_permission(self, request) -> bool:
+    # `obj` is the parent item being edited (None on its add page), as in Django's inlines;
+    # the permissions checked are the inline model's own.
+    def has_add_permission(self, request, obj: DynamoModel | None) -> bool:
         return request.user.has_perm(perm_name("add", self.model))
-
-    def has_delete_permission(self, request) -> bool:
-        return request.user.has_perm(perm_name("delete", self.model))
-
-    def has_view_permission(self, request) -> bool:
-        return request.user.has_perm(perm_name("view", self.model)) or self.has_change_permission(
-            request
-        )
 
 
 class TabularInline(DynamoInline):

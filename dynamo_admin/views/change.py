@@ -55,8 +55,7 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     form = form_class(data, item=item)
     inlines = [
         InlineFormSet(inline, request, item, inline.get_items(item), data if can_save else None)
-        for inline in model_admin.get_inline_instances(request, item)
-        if item is not None and inline.has_view_permission(request)
+        for inline in (model_admin.get_inline_instances(request, item) if item else [])
     ]
     stale = None
     if data is not None and form.is_valid() and all(i.is_valid() for i in inlines):

@@ -8,7 +8,6 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.utils.text import capfirst
 
 from dynamo.exceptions import StaleVersion
 
@@ -22,13 +21,19 @@ if TYPE_CHECKING:
 
 def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_context=None):
     """Confirm, then delete the item and its related items on the version the page showed."""
-    model_admin.require(model_admin.has_delete_permission(request))
     item = model_admin.get_object(request, object_id)
     if item is None:
+        model_admin.require(model_admin.has_delete_permission(request))
         return missing_item_redirect(model_admin, request, object_id)
-    related = model_admin.get_deleted_objects(request, item)
+    model_admin.require(model_admin.has_delete_permission(request, item))
+    related = model_admin.get_related_items(request, item)
+    deleted_objects, model_count, perms_needed, protected = model_admin.get_deleted_objects(
+        [item], request
+    )
     error = None
     if request.method == "POST":
+        # As Django's delete_view: a cascade into models the user may not delete is refused.
+        model_admin.require(not perms_needed and not protected)
         shown = request.POST.get("version", "")
         try:
             if not shown.isdigit():
@@ -53,7 +58,10 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
         "object": item,
         "object_id": object_id,
         "object_name": item.verbose_name,
-        "related": [(capfirst(child.verbose_name), str(child)) for child in related],
+        "deleted_objects": deleted_objects,
+        "model_count": dict(model_count).items(),
+        "perms_lacking": sorted(perms_needed),
+        "protected": protected,
         "error": error,
         **(extra_context or {}),
     }
