@@ -129,6 +129,8 @@ INSTALLED_APPS = [
     "catalog",
     "users",
     "stats",
+    "ninja",  # its Swagger UI assets, served locally: /api/docs needs no CDN
+    "api",
 ]
 
 MIDDLEWARE = [

@@ -9,4 +9,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("leaderboard/", include("stats.urls")),
     path("skills/", include("users.urls")),
+    path("api/", include("api.urls")),
 ]

@@ -101,5 +101,5 @@ def configure_endpoint() -> str | None:
     return tables.all_models()[0].Meta.host
 
 
-# Admin test fixtures (staff users, logged-in clients, sample items).
-pytest_plugins = ["tests.admin_fixtures", "tests.browser_fixtures"]
+# Admin and API test fixtures (staff users, logged-in and token clients, sample items).
+pytest_plugins = ["tests.admin_fixtures", "tests.api_fixtures", "tests.browser_fixtures"]

@@ -1,0 +1,44 @@
+"""API tokens on Django's admin: add one (its secret shown once), list them, revoke them."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from .models import ApiToken
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "name", "user", "created_at", "last_used_at", "revoked_at")
+    list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
+    search_fields = ("prefix", "name", "user__username")
+    fields = ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    actions = ("revoke",)
+
+    def get_readonly_fields(self, request, obj=None):
+        # A token's owner is fixed once it exists; only its label can change.
+        return (*self.readonly_fields, "user") if obj is not None else self.readonly_fields
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user":
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        secret = obj.set_secret()
+        super().save_model(request, obj, form, change)
+        messages.warning(
+            request,
+            f"The token for {obj.user} is {secret} — copy it now: it is not stored and "
+            "will not be shown again.",
+        )
+
+    @admin.action(description="Revoke selected API tokens", permissions=["change"])
+    def revoke(self, request, queryset):
+        revoked = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {revoked} token{'s' if revoked != 1 else ''}.")

@@ -1,0 +1,52 @@
+"""The JSON API: one NinjaAPI, its routers, its auth and its problem+json errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import NinjaAPI
+
+from . import problems
+from .auth import STAFF
+from .routers import skills
+
+DESCRIPTION = """\
+Skillboard's catalog, learners, their skills and stats, the leaderboards and the talent
+search, over the same models and rules as the admin and the pages.
+
+* **Auth**: a staff member's session (unsafe methods also send `X-CSRFToken`), or
+  `Authorization: Bearer <token>` (tokens from `manage.py create_api_token USERNAME` or the
+  admin). Each endpoint needs Django's permission for what it does (`catalog.view_skill`,
+  `users.add_userskill`, …). The leaderboard and the search are public.
+* **Locking**: GET answers an `ETag`; PUT, PATCH and DELETE need `If-Match` with it (428
+  without, 412 when someone changed the item since). Creating an existing key is a 409.
+* **Paging**: lists answer `next` (a signed cursor; pass it back as `?cursor=`) and a
+  `Link: <…>; rel="next"` header. No offsets, no counts.
+* **Errors**: RFC 9457 problem details (`application/problem+json`); a 422 lists every bad
+  field; an engine outage is a 503 with `Retry-After`.
+"""
+
+
+class SkillboardAPI(NinjaAPI):
+    """A NinjaAPI whose error responses are documented as problem+json."""
+
+    def get_openapi_schema(self, **kwargs: Any):
+        schema = super().get_openapi_schema(**kwargs)
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                for status, answer in operation.get("responses", {}).items():
+                    content = answer.get("content", {})
+                    if int(status) >= 400 and "application/json" in content:
+                        content[problems.CONTENT_TYPE] = content.pop("application/json")
+        return schema
+
+
+api = SkillboardAPI(
+    title="Skillboard API",
+    version="1.0.0",
+    description=DESCRIPTION,
+    auth=STAFF,
+    urls_namespace="api",
+)
+problems.install(api)
+api.add_router("/skills", skills.router)

@@ -1,0 +1,29 @@
+"""Lists move by the pages' signed cursors: `next` in the body and a `Link` header."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from ninja.errors import HttpError
+
+from dynamo import cursors
+
+
+def next_url(request: HttpRequest, cursor: str) -> str:
+    """Return the absolute URL of the next page: this request's query with the new cursor."""
+    params = request.GET.copy()
+    params["cursor"] = cursor
+    return request.build_absolute_uri(f"{request.path}?{params.urlencode()}")
+
+
+def link_next(request: HttpRequest, response: HttpResponse, cursor: str | None) -> None:
+    """Add `Link: <next page>; rel="next"` when there is a next page."""
+    if cursor:
+        response["Link"] = f'<{next_url(request, cursor)}>; rel="next"'
+
+
+def start_of(cursor: str | None, scope: str):
+    """Return the LastEvaluatedKey a cursor carries, or raise a 400 for a bad one."""
+    try:
+        return cursors.decode(cursor, scope)
+    except cursors.InvalidCursor as exc:
+        raise HttpError(400, str(exc)) from exc
