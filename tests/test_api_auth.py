@@ -123,9 +123,7 @@ def test_the_admin_creates_a_token_and_shows_its_secret_once(db, admin_client_, 
 
 def test_the_admin_revokes_tokens(dynamo, admin_client_, editor):
     token, secret = ApiToken.issue(editor)
-    admin_client_.post(
-        "/admin/api/apitoken/", {"action": "revoke", "_selected_action": [token.pk]}
-    )
+    admin_client_.post("/admin/api/apitoken/", {"action": "revoke", "_selected_action": [token.pk]})
     token.refresh_from_db()
     assert token.is_revoked
     assert ApiClient(secret).get("/api/skills").status_code == 401
