@@ -17,3 +17,7 @@ class StaleVersion(ConflictError):
 
 class EngineUnavailable(Exception):
     """The DynamoDB endpoint cannot be reached or refuses our credentials."""
+
+
+class BadKey(ValueError):
+    """A key value typed by a user that DynamoDB cannot hold (too long, empty, a bad number)."""

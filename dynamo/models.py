@@ -12,8 +12,8 @@ from pynamodb.attributes import UTCDateTimeAttribute, VersionAttribute
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 from pynamodb.models import Model
 
-from . import meter
-from .exceptions import AlreadyExists, StaleVersion
+from . import limits, meter
+from .exceptions import AlreadyExists, BadKey, StaleVersion
 
 _M = TypeVar("_M", bound="DynamoModel")
 
@@ -100,8 +100,20 @@ class DynamoModel(Model):
 
     def full_clean(self) -> None:
         """Run clean(), then raise a ValidationError naming every field that breaks a rule."""
-        self.clean()
-        errors = {name: messages for name, messages in self.field_errors().items() if messages}
+        # DynamoDB's limits first: clean() may read other items by these very keys.
+        errors = limits.attribute_errors(self)
+        if not errors:
+            self.clean()
+        try:
+            domain = self.field_errors()
+        except (ArithmeticError, TypeError, ValueError):
+            if not errors:
+                raise
+            domain = {}  # a rule choked on a value the limits already named
+        # A domain rule's message says more than a limit's, so it wins on the same field.
+        errors.update({name: messages for name, messages in domain.items() if messages})
+        if not errors:
+            errors = limits.size_errors(self)  # after clean(): it may add derived values
         if errors:
             raise ValidationError(errors)
 
@@ -180,6 +192,32 @@ class DynamoModel(Model):
         """Reload the item from its table."""
         super().refresh(consistent_read=consistent_read)
         self._stored = self.serialize()
+
+    @classmethod
+    def get(cls: type[_M], hash_key: Any, range_key: Any = None, **kwargs: Any) -> _M:
+        """Return the item with these key values; a key DynamoDB cannot hold names no item."""
+        if not limits.keys_fit((hash_key, range_key)):
+            raise cls.DoesNotExist()
+        return super().get(hash_key, range_key, **kwargs)
+
+    @classmethod
+    def batch_get(cls: type[_M], items: Any, *args: Any, **kwargs: Any) -> Iterator[_M]:
+        """Return the stored items among these keys; keys DynamoDB cannot hold name none."""
+        keys = [key if isinstance(key, tuple | list) else (key,) for key in items]
+        fitting = [key for key in keys if limits.keys_fit(key)]
+        if not fitting:
+            return iter(())
+        if all(len(key) == 1 for key in fitting):
+            fitting = [key[0] for key in fitting]
+        return super().batch_get(fitting, *args, **kwargs)
+
+    @classmethod
+    def query(cls: type[_M], hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        """Query the table or an index; a partition key DynamoDB cannot hold raises BadKey."""
+        problem = limits.key_problem(hash_key)
+        if problem:
+            raise BadKey(problem)
+        return super().query(hash_key, *args, **kwargs)
 
     @classmethod
     def get_or_none(cls: type[_M], *keys: Any, consistent_read: bool = False) -> _M | None:

@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
 
+from dynamo import limits
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
@@ -42,12 +43,18 @@ def parse_key_value(attribute: Attribute, text: str) -> Any:
             number = Decimal(text)
         except InvalidOperation as exc:
             raise ValueError(f"{text!r} is not a number.") from exc
+        problem = limits.number_problem(number)
+        if problem:
+            raise ValueError(problem)
         return int(number) if number == number.to_integral_value() else float(number)
     if isinstance(attribute, UTCDateTimeAttribute):
         value = parse_datetime(text)
         if not isinstance(value, datetime) or value.tzinfo is None:
             raise ValueError(f"{text!r} is not a date and time with its zone.")
         return value
+    problem = limits.key_problem(text, sort=attribute.is_range_key)
+    if problem:
+        raise ValueError(problem)
     return text
 
 

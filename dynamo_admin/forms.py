@@ -21,6 +21,7 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
 )
 
+from dynamo import limits
 from dynamo.models import DynamoModel
 
 from .display import number_text, plain
@@ -46,6 +47,8 @@ class NumberField(forms.CharField):
             raise ValidationError("Enter a number.", code="invalid") from exc
         if not number.is_finite():
             raise ValidationError("Enter a number.", code="invalid")
+        # Checked as typed: float() would turn 1e-400 into 0 and 1e400 into inf.
+        limits.check_number(number)
         return int(number) if number == number.to_integral_value() else float(number)
 
 

@@ -116,6 +116,8 @@ class ChangeList:
         hash_name, *range_names = self.model.key_attribute_names()
         prefix = bool(range_names) and f"^{range_names[0]}" in self.search_fields
         terms = search_terms(self.query)
+        if not terms:
+            raise BadQuery("Search by key: type a key value, not only separators.")
         try:
             hash_value = parse_key_value(attributes[hash_name], terms[0])
             if not range_names:
@@ -253,8 +255,9 @@ class ChangeList:
             return None
         chosen = self.params.get(self.date_parameter, "")
         today = timezone.localdate()
-        year = int(chosen[:4]) if chosen[:4].isdigit() else today.year
-        if self.params.get(YEAR_VAR, "").isdigit():
+        # isdigit() alone accepts "²", which int() refuses: ASCII digits only.
+        year = int(chosen[:4]) if chosen[:4].isascii() and chosen[:4].isdigit() else today.year
+        if self.params.get(YEAR_VAR, "").isascii() and self.params.get(YEAR_VAR, "").isdigit():
             year = int(self.params[YEAR_VAR])
         year = max(min(year, today.year), 1)  # nothing is created in the future
         last_month = today.month if year == today.year else 12
