@@ -8,7 +8,7 @@ from ninja import NinjaAPI
 
 from . import problems
 from .auth import STAFF
-from .routers import skills
+from .routers import learners, skills
 
 DESCRIPTION = """\
 Skillboard's catalog, learners, their skills and stats, the leaderboards and the talent
@@ -50,3 +50,4 @@ api = SkillboardAPI(
 )
 problems.install(api)
 api.add_router("/skills", skills.router)
+api.add_router("/learners", learners.router)

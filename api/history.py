@@ -35,3 +35,18 @@ def log(request: HttpRequest, item: DynamoModel, action: str, before: dict[str, 
     after = {} if action == DELETION else snapshot(item)
     changes = changes_between(before, after)
     AdminLog.record(item, action, user=request.user.get_username(), changes=changes)
+
+
+def log_session(request: HttpRequest, stats: DynamoModel, session: dict[str, Any]) -> None:
+    """Record a study session on the learner's stats: the session and the XP it moved.
+
+    The stats are moved by ADD without a read first, so the XP before is the XP after less
+    the session's: exact even when sessions run concurrently.
+    """
+    changes = {
+        "session": [None, plain(session)],
+        "xp": [stats.xp - session["xp"], stats.xp],
+        "sessions": [stats.sessions - 1, stats.sessions],
+    }
+    action = ADDITION if stats.sessions == 1 else CHANGE
+    AdminLog.record(stats, action, user=request.user.get_username(), changes=changes)

@@ -8,6 +8,7 @@ from ninja import Field, Schema
 from pydantic import ConfigDict
 
 from catalog.models import CATEGORIES
+from users.models import PROFICIENCIES
 
 
 class Input(Schema):
@@ -58,3 +59,102 @@ class SkillOut(Schema):
 class SkillPage(Schema):
     results: list[SkillOut]
     next: str | None = Field(None, description="The cursor of the next page, if any.")
+
+
+# --- learners ---------------------------------------------------------------------------
+class LearnerFields(Input):
+    name: str = Field(description="1 to 100 characters.", examples=["Ada Lovelace"])
+    email: str = Field(examples=["ada@example.com"])
+
+
+class LearnerCreate(LearnerFields):
+    username: str = Field(
+        description="3 to 30 letters, digits, '_', '-' or '.'; it never changes.",
+        examples=["ada"],
+    )
+    password: str | None = Field(
+        None, description="Stored as a Django password hash; omit for an unusable password."
+    )
+
+
+class LearnerPatch(Input):
+    name: str | None = None
+    email: str | None = None
+
+
+class LearnerOut(Schema):
+    username: str
+    name: str
+    email: str
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    deleted_at: datetime | None = Field(None, description="Set while soft-deleted.")
+    version: int
+
+
+# --- a learner's skills -----------------------------------------------------------------
+PROFICIENCY_HELP = f"One of {', '.join(PROFICIENCIES)}."
+
+
+class LearnerSkillFields(Input):
+    proficiency: str = Field(description=PROFICIENCY_HELP, examples=["Advanced"])
+    years: int = Field(0, description="Whole years, 0 to 60.")
+    notes: str | None = Field(None, description="At most 2000 characters.")
+
+
+class LearnerSkillCreate(LearnerSkillFields):
+    skill_id: str = Field(description="A catalog skill's id.", examples=["python"])
+
+
+class LearnerSkillPatch(Input):
+    proficiency: str | None = None
+    years: int | None = None
+    notes: str | None = None
+
+
+class LearnerSkillOut(Schema):
+    username: str
+    skill_id: str
+    skill_name: str = Field(description="Copied from the catalog, kept in step with it.")
+    category: str = Field(description="Copied from the catalog, kept in step with it.")
+    proficiency: str
+    years: int
+    notes: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    version: int
+
+
+class LearnerSkillPage(Schema):
+    results: list[LearnerSkillOut]
+    next: str | None = Field(None, description="The cursor of the next page, if any.")
+
+
+# --- stats and sessions -----------------------------------------------------------------
+class StatsOut(Schema):
+    username: str
+    xp: int
+    streak: int
+    efficiency: float = Field(description="Percent, 0 to 100.")
+    accuracy: float = Field(description="Percent, 0 to 100.")
+    sessions: int
+    questions_answered: int
+    questions_correct: int
+    minutes_studied: float
+    last_active_day: str | None = Field(None, description="YYYY-MM-DD, UTC.")
+    next_reminder_at: datetime | None = None
+    on_leaderboard: bool = Field(description="False while the learner is soft-deleted.")
+    updated_at: datetime | None = None
+    version: int
+
+    @staticmethod
+    def resolve_on_leaderboard(obj) -> bool:
+        return obj.leaderboard_partition is not None
+
+
+class SessionIn(Input):
+    xp: int = Field(description="XP gained, 0 to 100000.")
+    questions: int = Field(description="Questions answered, 0 to 10000.")
+    correct: int = Field(description="Questions answered right; at most `questions`.")
+    minutes: float = Field(description="Minutes studied, more than 0 and at most 1440.")
+    when: datetime | None = Field(None, description="When it happened (default: now).")

@@ -1,0 +1,274 @@
+"""`/api/learners`: profiles (soft delete and restore), their skills, stats and sessions."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import Query, Router, Status
+from ninja.errors import HttpError
+
+from catalog.models import SKILL_ID_RE
+from stats.activity import record_session
+from stats.models import UserStats
+from users.models import USERNAME_RE, User, UserSkill
+
+from .. import history, paging
+from ..auth import require
+from ..locking import check_if_match, tag
+from ..problems import Problem
+from ..schemas import (
+    LearnerCreate,
+    LearnerFields,
+    LearnerOut,
+    LearnerPatch,
+    LearnerSkillCreate,
+    LearnerSkillFields,
+    LearnerSkillOut,
+    LearnerSkillPage,
+    LearnerSkillPatch,
+    SessionIn,
+    StatsOut,
+)
+
+router = Router(tags=["learners"])
+PAGE_SIZE = 25
+MAX_PAGE_SIZE = 100
+ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
+WRITE_ERRORS = {**ERRORS, 409: Problem, 412: Problem, 428: Problem}
+
+
+def get_learner_or_404(username: str) -> User:
+    """Return the learner, or raise a 404 (a name no learner can have is never looked up)."""
+    learner = User.get_or_none(username) if USERNAME_RE.fullmatch(username) else None
+    if learner is None:
+        raise Http404(f"No learner called {username!r}.")
+    return learner
+
+
+def get_active_learner_or_404(username: str) -> User:
+    """Return a learner who is not soft-deleted; a deleted one is a 409 until restored."""
+    learner = get_learner_or_404(username)
+    if learner.is_deleted:
+        raise HttpError(409, f"{username} is soft-deleted: restore them first.")
+    return learner
+
+
+def get_learner_skill_or_404(username: str, skill_id: str) -> UserSkill:
+    held = None
+    if USERNAME_RE.fullmatch(username) and SKILL_ID_RE.fullmatch(skill_id):
+        held = UserSkill.get_or_none(username, skill_id)
+    if held is None:
+        raise Http404(f"{username} holds no skill {skill_id!r}.")
+    return held
+
+
+# --- learners -----------------------------------------------------------------------------
+@router.post("", response={201: LearnerOut, **WRITE_ERRORS})
+def create_learner(request: HttpRequest, response: HttpResponse, payload: LearnerCreate):
+    """Add a learner; 409 when the username is taken."""
+    require(request, "users.add_user")
+    data = payload.model_dump()
+    password = data.pop("password")
+    learner = User(data.pop("username"), **data)
+    learner.set_password(password)
+    learner.save()
+    history.log(request, learner, history.ADDITION, {})
+    tag(response, learner)
+    return Status(201, learner)
+
+
+@router.get("/{username}", response={200: LearnerOut, **ERRORS})
+def get_learner(request: HttpRequest, response: HttpResponse, username: str):
+    """Return a learner (soft-deleted ones too, with `deleted_at`) and their ETag."""
+    require(request, "users.view_user")
+    learner = get_learner_or_404(username)
+    tag(response, learner)
+    return learner
+
+
+def _update_learner(request: HttpRequest, response: HttpResponse, username: str, changes: dict):
+    require(request, "users.change_user")
+    learner = get_learner_or_404(username)
+    check_if_match(request, learner)
+    before = history.snapshot(learner)
+    for name, value in changes.items():
+        setattr(learner, name, value)
+    learner.save()  # a new name reaches the leaderboards through written()
+    history.log(request, learner, history.CHANGE, before)
+    tag(response, learner)
+    return learner
+
+
+@router.put("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
+def replace_learner(
+    request: HttpRequest, response: HttpResponse, username: str, payload: LearnerFields
+):
+    """Replace a learner's name and email (the username never changes)."""
+    return _update_learner(request, response, username, payload.model_dump())
+
+
+@router.patch("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
+def update_learner(
+    request: HttpRequest, response: HttpResponse, username: str, payload: LearnerPatch
+):
+    """Change a learner's name or email."""
+    return _update_learner(request, response, username, payload.model_dump(exclude_unset=True))
+
+
+@router.delete("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
+def delete_learner(request: HttpRequest, response: HttpResponse, username: str):
+    """Soft-delete a learner: off the boards and the search; purged after the retention."""
+    require(request, "users.delete_user")
+    learner = get_learner_or_404(username)
+    check_if_match(request, learner)
+    if learner.is_deleted:
+        raise HttpError(409, f"{username} is soft-deleted already.")
+    before = history.snapshot(learner)
+    learner.soft_delete()
+    history.log(request, learner, history.CHANGE, before)
+    tag(response, learner)
+    return learner
+
+
+@router.post("/{username}/restore", response={200: LearnerOut, **WRITE_ERRORS})
+def restore_learner(request: HttpRequest, response: HttpResponse, username: str):
+    """Undo a soft delete (refused once the gardener has started purging the learner)."""
+    require(request, "users.change_user")
+    learner = get_learner_or_404(username)
+    check_if_match(request, learner)
+    if not learner.is_deleted:
+        raise HttpError(409, f"{username} is not soft-deleted.")
+    before = history.snapshot(learner)
+    learner.restore()
+    history.log(request, learner, history.CHANGE, before)
+    tag(response, learner)
+    return learner
+
+
+# --- a learner's skills ---------------------------------------------------------------------
+@router.get("/{username}/skills", response={200: LearnerSkillPage, **ERRORS})
+def list_learner_skills(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    newest_first: bool = Query(False, description="Newest first instead of oldest first."),
+    cursor: str | None = None,
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """List a learner's skills in the order they were added (one Query on gsi_user_created_at)."""
+    require(request, "users.view_userskill")
+    get_learner_or_404(username)
+    scope = f"api-learner-skills:{username}:{int(newest_first)}"
+    start = paging.start_of(cursor, scope)
+    results = UserSkill.gsi_user_created_at.query(
+        username,
+        scan_index_forward=not newest_first,
+        limit=limit,
+        page_size=limit,
+        last_evaluated_key=start,
+    )
+    held = list(results)
+    next_cursor = paging.cursors.encode(results.last_evaluated_key, scope) or None
+    paging.link_next(request, response, next_cursor)
+    return {"results": held, "next": next_cursor}
+
+
+@router.post("/{username}/skills", response={201: LearnerSkillOut, **WRITE_ERRORS})
+def add_learner_skill(
+    request: HttpRequest, response: HttpResponse, username: str, payload: LearnerSkillCreate
+):
+    """Add a catalog skill to a learner; its name and category are copied from the catalog."""
+    require(request, "users.add_userskill")
+    get_active_learner_or_404(username)
+    data = payload.model_dump()
+    held = UserSkill(username, data.pop("skill_id"), **data)
+    held.save()  # clean() copies the catalog's name and category, or names a missing skill
+    history.log(request, held, history.ADDITION, {})
+    tag(response, held)
+    return Status(201, held)
+
+
+@router.get("/{username}/skills/{skill_id}", response={200: LearnerSkillOut, **ERRORS})
+def get_learner_skill(request: HttpRequest, response: HttpResponse, username: str, skill_id: str):
+    """Return one of a learner's skills and its ETag."""
+    require(request, "users.view_userskill")
+    held = get_learner_skill_or_404(username, skill_id)
+    tag(response, held)
+    return held
+
+
+def _update_learner_skill(
+    request: HttpRequest, response: HttpResponse, username: str, skill_id: str, changes: dict
+):
+    require(request, "users.change_userskill")
+    held = get_learner_skill_or_404(username, skill_id)
+    check_if_match(request, held)
+    before = history.snapshot(held)
+    for name, value in changes.items():
+        setattr(held, name, value)
+    held.save()
+    history.log(request, held, history.CHANGE, before)
+    tag(response, held)
+    return held
+
+
+@router.put("/{username}/skills/{skill_id}", response={200: LearnerSkillOut, **WRITE_ERRORS})
+def replace_learner_skill(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    skill_id: str,
+    payload: LearnerSkillFields,
+):
+    """Replace a learner's proficiency, years and notes for a skill."""
+    return _update_learner_skill(request, response, username, skill_id, payload.model_dump())
+
+
+@router.patch("/{username}/skills/{skill_id}", response={200: LearnerSkillOut, **WRITE_ERRORS})
+def update_learner_skill(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    skill_id: str,
+    payload: LearnerSkillPatch,
+):
+    """Change a learner's proficiency, years or notes for a skill."""
+    changes = payload.model_dump(exclude_unset=True)
+    return _update_learner_skill(request, response, username, skill_id, changes)
+
+
+@router.delete("/{username}/skills/{skill_id}", response={204: None, **WRITE_ERRORS})
+def remove_learner_skill(request: HttpRequest, username: str, skill_id: str):
+    """Remove a skill from a learner."""
+    require(request, "users.delete_userskill")
+    held = get_learner_skill_or_404(username, skill_id)
+    check_if_match(request, held)
+    before = history.snapshot(held)
+    held.delete()
+    history.log(request, held, history.DELETION, before)
+    return Status(204, None)
+
+
+# --- stats and study sessions -----------------------------------------------------------------
+@router.get("/{username}/stats", response={200: StatsOut, **ERRORS})
+def get_learner_stats(request: HttpRequest, response: HttpResponse, username: str):
+    """Return a learner's statistics and their ETag."""
+    require(request, "stats.view_userstats")
+    stats = UserStats.get_or_none(username) if USERNAME_RE.fullmatch(username) else None
+    if stats is None:
+        raise Http404(f"No stats for {username!r}: they have recorded no session yet.")
+    tag(response, stats)
+    return stats
+
+
+@router.post("/{username}/sessions", response={201: StatsOut, **WRITE_ERRORS})
+def record_learner_session(
+    request: HttpRequest, response: HttpResponse, username: str, payload: SessionIn
+):
+    """Record a study session; answer the learner's stats with it added."""
+    require(request, "stats.change_userstats")
+    get_active_learner_or_404(username)
+    session = payload.model_dump()
+    stats = record_session(username, **session)
+    history.log_session(request, stats, session)
+    tag(response, stats)
+    return Status(201, stats)
