@@ -189,7 +189,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = setting("DJANGO_STATIC_ROOT", "path", default=VAR_DIR / "static")
 STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else []
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -197,6 +197,8 @@ STORAGES = {
     # far-future cache headers; with DEBUG on, templates link the unhashed names.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+# Files served at the site's root (favicon.ico), which browsers ask for on every site.
+WHITENOISE_ROOT = BASE_DIR / "project" / "public"
 
 # Content-Security-Policy: only this origin's scripts and styles, nothing inline, no frames.
 CONTENT_SECURITY_POLICY = {
