@@ -142,3 +142,32 @@ def test_a_verbose_run_reports_its_dynamodb_calls(bare_engine, capsys):
     call_command("create_tables", verbosity=2)
 
     assert "DynamoDB: " in capsys.readouterr().err
+
+
+def _index_names(request):
+    return [i["IndexName"] for i in request.get("GlobalSecondaryIndexes", [])]
+
+
+def test_on_a_local_engine_indexes_sharing_first_and_last_key_attributes_are_added_later():
+    # DynamoDB Local builds one SQLite index per (first, last) key attribute pair named in a
+    # CreateTable; the others are left for UpdateTable, which builds one each.
+    stats = tables.creatable(tables.expected_table(UserStats), local=True)
+    skills = tables.creatable(tables.expected_table(UserSkill), local=True)
+
+    assert _index_names(stats) == ["gsi_leaderboard_accuracy", "gsi_user_stats_reminders"]
+    assert _index_names(skills) == ["gsi_skill_level", "gsi_user_created_at"]
+    defined = {d["AttributeName"] for d in stats["AttributeDefinitions"]}
+    assert defined == {
+        "username",
+        "leaderboard_partition",
+        "accuracy",
+        "next_reminder_bucket",
+        "next_reminder_at",
+    }
+
+
+def test_amazon_dynamodb_gets_every_index_in_one_create_table():
+    expected = tables.expected_table(UserStats)
+
+    assert tables.creatable(expected, local=False) == expected
+    assert len(_index_names(expected)) == 5
