@@ -10,7 +10,6 @@ from django.template.response import TemplateResponse
 from dynamo.exceptions import StaleVersion
 
 from .deletion import delete_with_related
-from .display import plain
 from .keys import object_id
 
 
@@ -39,13 +38,14 @@ def delete_selected(model_admin, request, items):
                 stale.append(str(item))
                 continue
             try:
-                delete_with_related(item, model_admin.get_related_items(request, item))
+                delete_with_related(
+                    item,
+                    model_admin.get_related_items(request, item),
+                    actor=request.user.get_username(),
+                )
             except StaleVersion:
                 stale.append(str(item))
                 continue
-            model_admin.log_deletion(
-                request, item, {n: [plain(v), None] for n, v in item.to_display().items()}
-            )
             deleted += 1
         if deleted:
             messages.success(

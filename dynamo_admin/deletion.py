@@ -5,39 +5,46 @@ from __future__ import annotations
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from dynamo.batch import batch_delete
+from dynamo.batch import batch_delete, batch_put
 from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
+from .models import DELETION, AdminLog, object_key_for
 from .writes import MAX_TRANSACTION_ITEMS
 
 
-def delete_with_related(item: DynamoModel, related: list[DynamoModel]) -> None:
+def delete_with_related(item: DynamoModel, related: list[DynamoModel], actor: str) -> None:
     """Delete item (if its stored version is item.version) and the related items together.
 
-    Up to 99 related items go in the same transaction. Beyond that, the item's conditional
-    delete goes first and the related items follow in batches: a run that dies half-way leaves
-    only orphans that the same cascade (or the gardener) removes.
+    Each deleted item gets its history entry in the same transaction, from `actor`. Up to 49
+    related items go in the transaction (two actions each, of DynamoDB's 100). Beyond that, the
+    item's conditional delete and its entry go first and the related items follow in batches:
+    a run that dies half-way leaves only orphans that the same cascade (or the gardener)
+    removes. Then every logged value of the deleted items is forgotten.
     """
-    if len(related) < MAX_TRANSACTION_ITEMS:
-        connection = type(item)._get_connection().connection  # metered like every other call
-        try:
-            with TransactWrite(connection=connection) as transaction:
-                for child in related:
-                    transaction.delete(child, add_version_condition=False)
-                transaction.delete(item)
-        except TransactWriteError as exc:
-            reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
-            if any(r.code == "ConditionalCheckFailed" for r in reasons):
-                raise StaleVersion(
-                    f"Someone else changed or deleted this {item.verbose_name} ({item}) "
-                    "since the page was shown; nothing was deleted."
-                ) from exc
-            raise
-        return
-    item.delete()
-    by_model: dict[type[DynamoModel], list[DynamoModel]] = {}
-    for child in related:
-        by_model.setdefault(type(child), []).append(child)
-    for model, children in by_model.items():
-        batch_delete(model, children)
+    together = related if len(related) < MAX_TRANSACTION_ITEMS else []
+    connection = type(item)._get_connection().connection  # metered like every other call
+    try:
+        with TransactWrite(connection=connection) as transaction:
+            for child in together:
+                transaction.delete(child, add_version_condition=False)
+            transaction.delete(item)
+            for deleted in (*together, item):
+                transaction.save(AdminLog.entry_for(deleted, DELETION, actor))
+    except TransactWriteError as exc:
+        reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
+        if any(r.code == "ConditionalCheckFailed" for r in reasons):
+            raise StaleVersion(
+                f"Someone else changed or deleted this {item.verbose_name} ({item}) "
+                "since the page was shown; nothing was deleted."
+            ) from exc
+        raise
+    if not together:
+        by_model: dict[type[DynamoModel], list[DynamoModel]] = {}
+        for child in related:
+            by_model.setdefault(type(child), []).append(child)
+        for model, children in by_model.items():
+            batch_delete(model, children)
+        batch_put(AdminLog, [AdminLog.entry_for(child, DELETION, actor) for child in related])
+    for deleted in (item, *related):
+        AdminLog.forget(object_key_for(deleted))

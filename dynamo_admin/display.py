@@ -9,8 +9,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.admin.utils import display_for_value
+from django.contrib.auth.hashers import identify_hasher
 from django.utils import timezone
 from django.utils.formats import localize
+from django.utils.translation import gettext
 from pynamodb.attributes import MapAttribute
 
 
@@ -54,3 +56,12 @@ def display(value: Any, empty_value_display: str) -> str:
     if isinstance(value, datetime):
         return localize(timezone.localtime(value))
     return display_for_value(value, empty_value_display)
+
+
+def masked(value: Any) -> str:
+    """Return a secret as Django's ReadOnlyPasswordHashWidget shows a hash: a masked summary."""
+    try:
+        summary = identify_hasher(str(value)).safe_summary(str(value))
+    except ValueError:
+        return gettext("Invalid password format or unknown hashing algorithm.")
+    return " ".join(f"{key}: {text}" for key, text in summary.items())

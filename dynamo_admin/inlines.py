@@ -13,7 +13,8 @@ from dynamo.models import DynamoModel
 from .display import display
 from .forms import VERSION_FIELD, ItemForm, item_form_class
 from .keys import key_values, object_id
-from .writes import ADDITION, CHANGE, DELETION, Write
+from .models import ADDITION, CHANGE, DELETION
+from .writes import Write
 
 if TYPE_CHECKING:
     from .options import DynamoInline
@@ -126,7 +127,7 @@ class InlineFormSet:
         for form in self.formset.forms:
             item = self.items.get(form.initial.get(KEY_FIELD, ""))
             values = [
-                (name, display(getattr(item, name, None), empty) if item else "")
+                (name, display(self.inline.value_for(item, name), empty) if item else "")
                 for name in self.readonly
             ]
             rows.append(InlineRow(form, values))

@@ -2,15 +2,57 @@
 
 from __future__ import annotations
 
+import json
 import secrets
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute
 
+from dynamo.batch import batch_put
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
+# What the log writes instead of a secret's value (a password hash, a token).
+HIDDEN = "********"
+# A logged value is cut to this many characters, so any entry stays far below DynamoDB's
+# 400 KB item limit whatever was written (a 1 MB text is refused by the model anyway).
+MAX_LOGGED_VALUE_CHARS = 1000
+# The entry's changes may take this many bytes of JSON; beyond it only field names stay.
+MAX_LOGGED_CHANGES_BYTES = 300_000
+
+
+def secret_fields(item: DynamoModel | type[DynamoModel]) -> tuple[str, ...]:
+    """Return the attributes of a model never shown in full nor logged (its `secret_fields`)."""
+    return tuple(getattr(item, "secret_fields", ()))
+
+
+def shortened(value: Any) -> Any:
+    """Return a logged value cut to MAX_LOGGED_VALUE_CHARS, as text if it had to be cut."""
+    if isinstance(value, str):
+        text = value
+    elif value is None or isinstance(value, bool | int | float):
+        return value
+    else:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        if len(text) <= MAX_LOGGED_VALUE_CHARS:
+            return value
+    if len(text) <= MAX_LOGGED_VALUE_CHARS:
+        return text
+    return text[: MAX_LOGGED_VALUE_CHARS - 1] + "…"
+
+
+def loggable_changes(item: DynamoModel, changes: dict[str, Any] | None) -> dict[str, Any]:
+    """Return `changes` as the log keeps them: secrets hidden, values shortened to fit."""
+    hidden = secret_fields(item)
+    logged = {
+        name: [HIDDEN, HIDDEN] if name in hidden else [shortened(v) for v in values]
+        for name, values in (changes or {}).items()
+    }
+    if len(json.dumps(logged, ensure_ascii=False, default=str).encode()) > MAX_LOGGED_CHANGES_BYTES:
+        return {name: [None, None] for name in logged}
+    return logged
 
 
 def object_key_for(item: DynamoModel) -> str:
@@ -38,6 +80,28 @@ class AdminLog(DynamoModel):
     changes = JSONAttribute(null=True)
 
     @classmethod
+    def entry_for(
+        cls,
+        item: DynamoModel,
+        action: str,
+        user: str,
+        changes: dict[str, Any] | None = None,
+        when: datetime | None = None,
+    ) -> AdminLog:
+        """Return an unsaved entry for an item; `changes` maps field to [old, new]."""
+        when = when or utcnow()
+        entry = cls(
+            object_key_for(item),
+            f"{when.isoformat(timespec='microseconds')}#{secrets.token_hex(3)}",
+            action=action,
+            user=user,
+            object_repr=str(item)[:200],
+            changes=loggable_changes(item, changes),
+        )
+        entry.stamp()
+        return entry
+
+    @classmethod
     def record(
         cls,
         item: DynamoModel,
@@ -46,18 +110,29 @@ class AdminLog(DynamoModel):
         changes: dict[str, Any] | None = None,
         when: datetime | None = None,
     ) -> AdminLog:
-        """Write a log entry for an item; `changes` maps field to [old, new]."""
-        when = when or utcnow()
-        entry = cls(
-            object_key_for(item),
-            f"{when.isoformat(timespec='microseconds')}#{secrets.token_hex(3)}",
-            action=action,
-            user=user,
-            object_repr=str(item)[:200],
-            changes=changes or {},
-        )
+        """Write a log entry for an item on its own (for writes made outside a transaction)."""
+        entry = cls.entry_for(item, action, user, changes, when)
         entry.save()
         return entry
+
+    @classmethod
+    def forget(cls, object_key: str) -> int:
+        """Blank the values in every entry of one object, keeping who did what and when.
+
+        One Query on the object's key, then the blanked entries written back 25 at a time.
+        """
+        blanked = []
+        for entry in cls.query(object_key, consistent_read=True):
+            changes = {name: [None, None] for name in entry.changes or {}}
+            if changes != entry.changes:
+                entry.changes = changes
+                blanked.append(entry)
+        return batch_put(cls, blanked, prepare=False)
+
+    @classmethod
+    def forget_items(cls, items: Iterable[DynamoModel | None]) -> int:
+        """Blank the logged values of each item (a purged learner and what it owned)."""
+        return sum(cls.forget(object_key_for(item)) for item in items if item is not None)
 
     @classmethod
     def history(cls, item: DynamoModel, limit: int = 100) -> list[AdminLog]:

@@ -18,8 +18,10 @@ from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
+from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
 from .keys import key_values
+from .models import secret_fields
 from .permissions import perm_name
 from .views import change, changelist, delete, history
 
@@ -95,6 +97,16 @@ class BaseDynamoAdmin:
 
     def get_empty_value_display(self) -> str:
         return self.empty_value_display
+
+    def value_for(self, item: DynamoModel, name: str) -> Any:
+        """Return the value a column or read-only field shows for an item; secrets masked."""
+        if name == "__str__":
+            return str(item)
+        method = getattr(self, name, None)
+        if callable(method):
+            return method(item)
+        value = getattr(item, name, None)
+        return masked(value) if name in secret_fields(item) and value else value
 
     # Permissions of the admin's own model, with Django's names and signatures.
     def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
@@ -216,15 +228,6 @@ class DynamoModelAdmin(BaseDynamoAdmin):
             return capfirst(self.model.verbose_name)
         return self.label_for(name)
 
-    def value_for(self, item: DynamoModel, name: str) -> Any:
-        """Return the value a column or read-only field shows for an item."""
-        if name == "__str__":
-            return str(item)
-        method = getattr(self, name, None)
-        if callable(method):
-            return method(item)
-        return getattr(item, name, None)
-
     # --- permissions ----------------------------------------------------------------------
     def has_add_permission(self, request) -> bool:
         return request.user.has_perm(perm_name("add", self.model))
@@ -294,16 +297,6 @@ class DynamoModelAdmin(BaseDynamoAdmin):
 
     def url_for(self, view: str, *args: Any) -> str:
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
-
-    # --- history --------------------------------------------------------------------------
-    def log_addition(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
-        history.log(request, obj, "add", changes)
-
-    def log_change(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
-        history.log(request, obj, "change", changes)
-
-    def log_deletion(self, request, obj: DynamoModel, changes: dict[str, Any]) -> None:
-        history.log(request, obj, "delete", changes)
 
     # --- views ----------------------------------------------------------------------------
     def changelist_view(self, request, extra_context=None):

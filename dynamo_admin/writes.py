@@ -8,14 +8,18 @@ from typing import TYPE_CHECKING, Any
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
+
+from .models import ADDITION, DELETION, AdminLog, object_key_for
 
 if TYPE_CHECKING:
     from .forms import ItemForm
 
-ADDITION, CHANGE, DELETION = "add", "change", "delete"
-# DynamoDB takes up to 100 actions in one TransactWriteItems.
-MAX_TRANSACTION_ITEMS = 100
+# DynamoDB takes up to 100 actions in one TransactWriteItems; each write takes two, the item
+# and its history entry.
+MAX_TRANSACTION_ACTIONS = 100
+MAX_TRANSACTION_ITEMS = MAX_TRANSACTION_ACTIONS // 2
 # CancellationReason codes the page explains; any other cancellation is an error.
 CONDITION_FAILED, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
 
@@ -24,8 +28,8 @@ CONDITION_FAILED, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionC
 class Write:
     """One item to write: the form that edited it, the admin that shows it, what changed."""
 
-    admin: Any  # the DynamoModelAdmin or DynamoInline the item belongs to
-    form: ItemForm
+    admin: Any  # the DynamoModelAdmin or DynamoInline the item belongs to (None outside it)
+    form: ItemForm | None
     item: DynamoModel
     action: str  # ADDITION, CHANGE or DELETION
     changes: dict[str, list[Any]] = field(default_factory=dict)
@@ -44,11 +48,12 @@ class Cancelled(Exception):
         self.failures = failures
 
 
-def write_together(writes: list[Write]) -> None:
-    """Write every item or none in one TransactWriteItems; raise Cancelled naming the losers.
+def write_together(writes: list[Write], actor: str) -> None:
+    """Write every item and its history entry, or none, in one TransactWriteItems.
 
     A change or delete is conditional on the version its form showed, an addition on the key
-    being free. Items must be validated and prepared already; this stamps the puts.
+    being free; `actor` is the name the history entries give. Items must be validated and
+    prepared already; this stamps the puts. Raise Cancelled naming the writes that lost.
     """
     # PynamoDB sends deletes before puts; CancellationReasons follow the order sent.
     ordered = [w for w in writes if w.action == DELETION] + [
@@ -66,6 +71,11 @@ def write_together(writes: list[Write]) -> None:
                 item.stamp()
                 free_key = type(item)._hash_key_attribute().does_not_exist()
                 transaction.save(item, condition=free_key if write.action == ADDITION else None)
+            # Entries go last, so the cancellation reasons of the items keep the order above.
+            for write in ordered:
+                transaction.save(
+                    AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
+                )
     except TransactWriteError as exc:
         for write in ordered:
             write.item.created_at, write.item.updated_at = stamps[id(write)]
@@ -80,3 +90,37 @@ def write_together(writes: list[Write]) -> None:
         ):
             raise
         raise Cancelled(failures) from exc
+
+
+def log_changes(write: Write) -> dict[str, list[Any]]:
+    """Return what the history keeps of a write: no values of a deleted item (it is forgotten)."""
+    return {} if write.action == DELETION else write.changes
+
+
+def write_with_history(
+    item: DynamoModel, action: str, actor: str, changes: dict[str, list[Any]] | None = None
+) -> None:
+    """Write one item (ADDITION, CHANGE or DELETION) and its history entry in one transaction.
+
+    For other write paths (the API): a change or delete is conditional on `item.version`, an
+    addition on the key being free; `changes` maps field to [old, new]. Raise ValidationError
+    for a broken domain rule, AlreadyExists or StaleVersion when the condition fails.
+    """
+    if action != DELETION:
+        item.full_clean()
+    try:
+        write_together([Write(None, None, item, action, changes or {})], actor)
+    except Cancelled as exc:
+        [(_, code)] = exc.failures
+        if code == TRANSACTION_CONFLICT:
+            message = f"Another write to the {item.verbose_name} {item} ran at once."
+            raise ConflictError(message) from exc
+        if action == ADDITION:
+            message = f"A {item.verbose_name} with the key {item} already exists."
+            raise AlreadyExists(message) from exc
+        message = f"The {item.verbose_name} {item} changed since it was read."
+        raise StaleVersion(message) from exc
+    if action == DELETION:
+        AdminLog.forget(object_key_for(item))
+    else:
+        item.mark_written(created=action == ADDITION)

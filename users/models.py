@@ -59,6 +59,9 @@ class User(DynamoModel):
     class Meta(DynamoMeta):
         table_suffix = "users"
 
+    # Never shown in full nor written to the admin's history.
+    secret_fields = ("password_hash",)
+
     username = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
     email = UnicodeAttribute()

@@ -13,15 +13,13 @@ from django.utils.text import capfirst
 
 from dynamo.models import DynamoModel
 
-from ..display import display
+from ..display import display, masked
 from ..forms import ItemForm, item_form_class
 from ..inlines import InlineFormSet
 from ..keys import object_id as object_id_of
+from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
-    ADDITION,
-    CHANGE,
     CONDITION_FAILED,
-    DELETION,
     MAX_TRANSACTION_ITEMS,
     TRANSACTION_CONFLICT,
     Cancelled,
@@ -105,7 +103,8 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
         form.add_error(
             None,
             f"This page would write {len(writes)} items, but DynamoDB writes at most"
-            f" {MAX_TRANSACTION_ITEMS} together, so nothing was saved. Save fewer rows at a time.",
+            f" {MAX_TRANSACTION_ITEMS} together with their history entries, so nothing was"
+            " saved. Save fewer rows at a time.",
         )
         return None, None
     gone = [(write, CONDITION_FAILED) for write in writes if write.gone]
@@ -115,17 +114,14 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
         return None, None
     if writes:
         try:
-            write_together(writes)
+            # Each item goes with its history entry: a change never commits unrecorded.
+            write_together(writes, actor=request.user.get_username())
         except Cancelled as exc:
             return None, report_cancelled(form, exc.failures)
-    log = {
-        ADDITION: model_admin.log_addition,
-        CHANGE: model_admin.log_change,
-        DELETION: model_admin.log_deletion,
-    }
     for write in writes:  # only once the transaction has committed
-        log[write.action](request, write.item, write.changes)
-        if write.action != DELETION:
+        if write.action == DELETION:
+            AdminLog.forget(object_key_for(write.item))
+        else:
             write.item.mark_written(created=write.action == ADDITION)
     return item, None
 
@@ -185,7 +181,7 @@ def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
         return [("", f"The {admin.model.verbose_name} has been deleted.")]
     empty = admin.get_empty_value_display()
     return [
-        (admin.label_for(name), display(getattr(current, name, None), empty))
+        (admin.label_for(name), display(admin.value_for(current, name), empty))
         for name in admin.attribute_names()
     ]
 
@@ -265,7 +261,17 @@ def raw_view(model_admin: DynamoModelAdmin, request, object_id: str):
         "original": item,
         "object_id": object_id,
         "table_name": model_admin.model.Meta.table_name,
-        "raw_json": json.dumps(item.serialize(), indent=2, sort_keys=True, ensure_ascii=False),
+        "raw_json": json.dumps(raw_masked(item), indent=2, sort_keys=True, ensure_ascii=False),
     }
     request.current_app = model_admin.admin_site.name
     return TemplateResponse(request, model_admin.templates("raw_item.html"), context)
+
+
+def raw_masked(item: DynamoModel) -> dict[str, Any]:
+    """Return the item as DynamoDB JSON with each secret replaced by its masked summary."""
+    raw = item.serialize()
+    for name in secret_fields(item):
+        attribute = item.get_attributes()[name]
+        if attribute.attr_name in raw:
+            raw[attribute.attr_name] = {"S": masked(getattr(item, name))}
+    return raw

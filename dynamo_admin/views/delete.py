@@ -12,7 +12,6 @@ from django.template.response import TemplateResponse
 from dynamo.exceptions import StaleVersion
 
 from ..deletion import delete_with_related
-from ..display import plain
 from .change import missing_item_redirect
 
 if TYPE_CHECKING:
@@ -39,15 +38,11 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
             if not shown.isdigit():
                 raise ValidationError("The page did not say which version to delete.")
             item.version = int(shown)
-            delete_with_related(item, related)
+            delete_with_related(item, related, actor=request.user.get_username())
         except (StaleVersion, ValidationError) as exc:
             error = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)
             item = model_admin.get_object(request, object_id) or item
         else:
-            snapshot = {name: [plain(v), None] for name, v in item.to_display().items()}
-            model_admin.log_deletion(request, item, snapshot)
-            for child in related:
-                model_admin.log_deletion(request, child, {})
             messages.success(request, f"The {item.verbose_name} “{item}” was deleted successfully.")
             return HttpResponseRedirect(model_admin.url_for("changelist"))
     context = {

@@ -1,23 +1,17 @@
-"""The History page of an item and the log entries each admin write leaves behind."""
+"""The History page of an item: its log entries, newest first."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.template.response import TemplateResponse
 
-from dynamo.models import DynamoModel
 from dynamo_admin.models import AdminLog
 
 from ..keys import key_item
 
 if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
-
-
-def log(request, item: DynamoModel, action: str, changes: dict[str, Any]) -> AdminLog:
-    """Record an add, change or delete made by the request's user."""
-    return AdminLog.record(item, action, user=request.user.get_username(), changes=changes)
 
 
 def history_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_context=None):

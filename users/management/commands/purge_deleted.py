@@ -11,6 +11,7 @@ from dynamo.batch import batch_delete
 from dynamo.exceptions import ConflictError
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
+from dynamo_admin.models import AdminLog
 from stats.models import UserStats
 from users.models import User, UserSkill
 
@@ -78,7 +79,8 @@ class Command(DynamoCommand):
             self.stdout.write(f"Kept {user.username}: restored since the index was read.")
             return Purge("restored")
         # Claimed: nobody can restore it now, so the children can go, then the user.
-        skills = batch_delete(UserSkill, UserSkill.query(user.username))
+        owned = list(UserSkill.query(user.username))
+        skills = batch_delete(UserSkill, owned)
         stats = UserStats.get_or_none(user.username, consistent_read=True)
         if stats is not None:
             stats.delete(add_version_condition=False)
@@ -86,6 +88,7 @@ class Command(DynamoCommand):
             fresh.delete(condition=User.purge_started_at.exists(), add_version_condition=False)
         except ConflictError:
             return Purge("gone")  # another gardener finished it first
+        AdminLog.forget_items([fresh, stats, *owned])  # no personal values stay in the history
         if self.verbosity >= 2:
             self.stdout.write(f"Purged {user.username} and {skills} user-skills.")
         return Purge("purged", skills=skills, stats=int(stats is not None))
