@@ -8,7 +8,7 @@ from ninja import NinjaAPI
 
 from . import problems
 from .auth import STAFF
-from .routers import learners, skills
+from .routers import learners, public, skills
 
 DESCRIPTION = """\
 Skillboard's catalog, learners, their skills and stats, the leaderboards and the talent
@@ -51,3 +51,4 @@ api = SkillboardAPI(
 problems.install(api)
 api.add_router("/skills", skills.router)
 api.add_router("/learners", learners.router)
+api.add_router("", public.router)

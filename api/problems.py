@@ -14,7 +14,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as RequestValidationError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo.exceptions import AlreadyExists, EngineUnavailable, StaleVersion
+from dynamo.exceptions import AlreadyExists, BadKey, EngineUnavailable, StaleVersion
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
@@ -153,6 +153,10 @@ def install(api) -> None:
     @api.exception_handler(Http404)
     def on_not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
         return problem(404, str(exc) or "Not found.")
+
+    @api.exception_handler(BadKey)
+    def on_bad_key(request: HttpRequest, exc: BadKey) -> HttpResponse:
+        return problem(400, str(exc))
 
     @api.exception_handler(AlreadyExists)
     def on_exists(request: HttpRequest, exc: AlreadyExists) -> HttpResponse:

@@ -158,3 +158,36 @@ class SessionIn(Input):
     correct: int = Field(description="Questions answered right; at most `questions`.")
     minutes: float = Field(description="Minutes studied, more than 0 and at most 1440.")
     when: datetime | None = Field(None, description="When it happened (default: now).")
+
+
+# --- the public leaderboard and search ---------------------------------------------------
+class BoardRow(Schema):
+    rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")
+    username: str
+    name: str
+    xp: int
+    streak: int
+    efficiency: float
+    accuracy: float
+
+
+class BoardPage(Schema):
+    metric: str
+    results: list[BoardRow]
+    next: str | None = Field(None, description="The cursor of the next page, if any.")
+    user: str | None = Field(None, description="With ?user=: whose rank this is.")
+    user_rank: int | None = None
+
+
+class Holder(Schema):
+    username: str
+    skill_id: str
+    skill_name: str
+    category: str
+    proficiency: str
+    years: int
+
+
+class HolderPage(Schema):
+    results: list[Holder]
+    next: str | None = Field(None, description="The cursor of the next page, if any.")

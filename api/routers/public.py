@@ -1,0 +1,107 @@
+"""`/api/leaderboard/{metric}` and `/api/search`: as public as their pages, from the same code."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import Query, Router
+from ninja.errors import HttpError
+from ninja.errors import ValidationError as RequestValidationError
+
+from stats.leaderboard import (
+    MAX_PAGE_SIZE,
+    PAGE_SIZE,
+    BadLeaderboardRequest,
+    around,
+    check_metric,
+    top,
+)
+from stats.models import METRICS
+from users.forms import TalentSearchForm
+from users.models import PROFICIENCIES, User, UserSkill
+from users.views import PAGE_SIZE as SEARCH_PAGE_SIZE
+
+from .. import paging
+from ..problems import Problem
+from ..schemas import BoardPage, HolderPage
+
+router = Router(tags=["public"], auth=None)
+ERRORS = {400: Problem, 404: Problem, 422: Problem}
+
+
+@router.get("/leaderboard/{metric}", response={200: BoardPage, **ERRORS})
+def leaderboard(
+    request: HttpRequest,
+    response: HttpResponse,
+    metric: str,
+    cursor: str | None = None,
+    user: str | None = Query(None, description="A learner: their rank and neighbours instead."),
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """Return a page of the leaderboard by a metric, or one learner's rank and neighbours."""
+    try:
+        check_metric(metric)
+    except BadLeaderboardRequest as exc:
+        raise Http404(str(exc)) from exc
+    try:
+        board = around(metric, user) if user else top(metric, cursor=cursor, limit=limit)
+    except BadLeaderboardRequest as exc:
+        raise HttpError(400, str(exc)) from exc
+    if board is None:
+        raise Http404(f"No learner called {user!r} is on the leaderboard.")
+    names = _names(board.rows)
+    paging.link_next(request, response, board.next_cursor)
+    return {
+        "metric": metric,
+        "results": [
+            {"rank": row.rank, "username": row.username, "name": names.get(row.username, "")}
+            | {m: getattr(row.stats, m) for m in METRICS}
+            for row in board.rows
+        ],
+        "next": board.next_cursor or None,
+        "user": board.username,
+        "user_rank": board.user_rank,
+    }
+
+
+def _names(rows) -> dict[str, str]:
+    """Return the learners' names: copied into their stats, else one BatchGetItem (as the page)."""
+    names = {row.username: row.stats.name for row in rows if row.stats.name}
+    missing = list(dict.fromkeys(row.username for row in rows if not row.stats.name))
+    if missing:
+        names |= {learner.username: learner.name for learner in User.batch_get(missing)}
+    return names
+
+
+@router.get("/search", response={200: HolderPage, **ERRORS})
+def search(
+    request: HttpRequest,
+    response: HttpResponse,
+    skill: str = Query(..., description="The catalog name, exactly: Python, AWS Lambda, …"),
+    level: str | None = Query(None, description=f"Exactly this level: {', '.join(PROFICIENCIES)}."),
+    min_years: int | None = Query(None, description="At least this many years (with a level)."),
+    cursor: str | None = None,
+    limit: int = Query(SEARCH_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """Find holders of a skill, as the talent search page does (one Query per page)."""
+    form = TalentSearchForm({"skill": skill, "level": level or "", "min_years": min_years})
+    if not form.is_valid():
+        raise RequestValidationError(
+            [
+                {"loc": ("query", field), "msg": message}
+                for field, messages in form.errors.items()
+                for message in messages
+            ]
+        )
+    start = paging.start_of(cursor, form.scope())
+    data = form.cleaned_data
+    results = UserSkill.search(
+        data["skill"],
+        data["level"] or None,
+        data["min_years"],
+        limit=limit,
+        last_evaluated_key=start,
+    )
+    holders = list(results)
+    next_cursor = paging.cursors.encode(results.last_evaluated_key, form.scope()) or None
+    paging.link_next(request, response, next_cursor)
+    return {"results": holders, "next": next_cursor}

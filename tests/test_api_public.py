@@ -1,0 +1,126 @@
+"""`/api/leaderboard/{metric}` and `/api/search`: public, and answering what the pages answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.models import Skill
+from dynamo.batch import batch_put
+from stats.models import UserStats
+from tests.admin_fixtures import calls
+from tests.api_fixtures import problem_of
+from users.models import User, UserSkill
+
+LEARNERS = [
+    ("alice", "Alice Liddell", 900, 5, 80.0, 91.5),
+    ("bob", "Bob Stone", 700, 12, 40.0, 70.0),
+    ("carol", "Carol Danvers", 700, 1, 95.5, 88.0),
+    ("dave", "Dave Lister", 300, 0, 10.0, 50.0),
+    ("erin", "Erin Brook", 100, 3, 60.0, 99.0),
+]
+
+
+@pytest.fixture
+def learners(dynamo, settings):
+    settings.LEADERBOARD_SHARDS = 2
+    batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in LEARNERS])
+    batch_put(
+        UserStats,
+        [UserStats(u, xp=xp, streak=s, efficiency=e, accuracy=a) for u, _, xp, s, e, a in LEARNERS],
+    )
+
+
+def follow(client, url: str) -> list[dict]:
+    """Return every page's rows, following the Link headers."""
+    rows = []
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        rows += response.json()["results"]
+        link = response.get("Link")
+        assert (link is None) == (response.json()["next"] is None)
+        url = link[1 : link.index(">")] if link else None
+    return rows
+
+
+def test_the_leaderboard_needs_no_credentials_and_ranks_as_the_page(learners, anonymous):
+    response = anonymous.get("/api/leaderboard/xp")
+    assert response.status_code == 200
+    page = anonymous.get("/leaderboard/?metric=xp&format=json").json()
+    assert response.json()["results"] == page["results"]
+    assert [(r["rank"], r["username"]) for r in response.json()["results"][:3]] == [
+        (1, "alice"),
+        (2, "carol"),
+        (2, "bob"),
+    ]
+    assert calls(response) == 2  # one Query per shard
+
+
+def test_the_leaderboard_pages_by_cursor_to_the_end(learners, anonymous):
+    rows = follow(anonymous, "/api/leaderboard/accuracy?limit=2")
+    assert [r["username"] for r in rows] == ["erin", "alice", "carol", "bob", "dave"]
+    assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]
+
+
+def test_a_learners_rank_comes_with_their_neighbours(learners, anonymous):
+    body = anonymous.get("/api/leaderboard/streak?user=carol").json()
+    assert (body["user"], body["user_rank"]) == ("carol", 4)
+    assert "carol" in [r["username"] for r in body["results"]]
+
+
+def test_the_leaderboards_errors_are_problems(learners, anonymous):
+    assert problem_of(anonymous.get("/api/leaderboard/karma"))["status"] == 404
+    assert problem_of(anonymous.get("/api/leaderboard/xp?user=nobody"))["status"] == 404
+    bad = anonymous.get("/api/leaderboard/xp?cursor=forged")
+    assert bad.status_code == 400 and "invalid" in problem_of(bad)["detail"]
+
+
+@pytest.fixture
+def holders(dynamo):
+    """Python holders at several levels and years."""
+    python = Skill("python", name="Python", category="Programming")
+    python.save()
+    rows = [
+        ("alice", "Expert", 9),
+        ("bob", "Expert", 5),
+        ("carol", "Expert", 4),
+        ("dave", "Advanced", 7),
+        ("erin", "Beginner", 1),
+    ]
+    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u, *_ in rows])
+    batch_put(
+        UserSkill,
+        [UserSkill.for_catalog(u, python, proficiency=p, years=y) for u, p, y in rows],
+    )
+
+
+def test_the_search_needs_no_credentials_and_finds_what_the_page_finds(holders, anonymous):
+    query = "skill=Python&level=Expert&min_years=5"
+    response = anonymous.get(f"/api/search?{query}")
+    assert response.status_code == 200
+    found = [h["username"] for h in response.json()["results"]]
+    page = anonymous.get(f"/skills/search/?{query}")
+    assert found == [h.username for h in page.context["holders"]] == ["alice", "bob"]
+    assert response.json()["results"][0] == {
+        "username": "alice",
+        "skill_id": "python",
+        "skill_name": "Python",
+        "category": "Programming",
+        "proficiency": "Expert",
+        "years": 9,
+    }
+    assert calls(response) == 1
+
+
+def test_the_search_pages_by_cursor(holders, anonymous):
+    rows = follow(anonymous, "/api/search?skill=Python&limit=2")
+    assert sorted(r["username"] for r in rows) == ["alice", "bob", "carol", "dave", "erin"]
+
+
+def test_a_bad_search_names_the_fields_with_the_forms_messages(holders, anonymous):
+    response = anonymous.get("/api/search?skill=P&level=Guru")
+    assert response.status_code == 422
+    assert {e["field"] for e in problem_of(response)["errors"]} == {"skill", "level"}
+    assert problem_of(anonymous.get("/api/search"))["status"] == 422
+    bad = anonymous.get("/api/search?skill=Python&cursor=forged")
+    assert bad.status_code == 400
