@@ -12,51 +12,54 @@ Definitions (the README quotes them):
   least one session. A session on the same day keeps it, on the next day adds one, after a
   gap of a day or more starts it again at 1. A session dated before the last active day
   (a late back-dated record) leaves the streak alone.
+
+A session belongs to an existing learner who is not soft-deleted, and is dated between a year
+ago and now (a few minutes of clock drift allowed). The writes themselves are methods of
+`UserStats` (update expressions); this module checks the input and the learner.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from pynamodb.constants import ALL_NEW
-from pynamodb.exceptions import UpdateError
 
-from dynamo.models import CONDITION_FAILED, utcnow
+from dynamo.models import utcnow
 from dynamo.validators import FieldErrors, whole_number
 from users.models import User, validate_username
 
-from .models import UserStats, leaderboard_partition_for
+from .models import UserStats, accuracy_of, efficiency_of, percentage
 
-TARGET_CORRECT_PER_MINUTE = 2
+__all__ = ["accuracy_of", "efficiency_of", "percentage", "record_session", "validate_session"]
+
 MAX_XP_PER_SESSION = 100_000
 MAX_QUESTIONS_PER_SESSION = 10_000
 MAX_MINUTES_PER_SESSION = 24 * 60
-STREAK_ROUNDS = 3
+MAX_BACKDATE = timedelta(days=365)
+CLOCK_DRIFT = timedelta(minutes=5)
 
 
-def percentage(part: float, whole: float) -> float:
-    """Return 100 * part / whole rounded half up to one decimal, capped at 100; 0 if whole is 0."""
-    if not whole:
-        return 0.0
-    value = min(Decimal(100), Decimal(100) * Decimal(str(part)) / Decimal(str(whole)))
-    return float(value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
-def accuracy_of(questions_answered: float, questions_correct: float) -> float:
-    """Return the accuracy for running totals."""
-    return percentage(questions_correct, questions_answered)
-
-
-def efficiency_of(questions_correct: float, minutes_studied: float) -> float:
-    """Return the efficiency for running totals."""
-    return percentage(questions_correct, TARGET_CORRECT_PER_MINUTE * minutes_studied)
+def session_date_error(when: Any, now: datetime) -> str | None:
+    """Return why a session's date is refused, or None when it is acceptable."""
+    if not isinstance(when, datetime) or when.utcoffset() is None:
+        return "Must be a timezone-aware date and time."
+    if when > now + CLOCK_DRIFT:
+        return "Cannot be in the future."
+    if when < now - MAX_BACKDATE:
+        return "Cannot be more than a year ago."
+    return None
 
 
 def validate_session(
-    username: str, *, xp: Any, questions: Any, correct: Any, minutes: Any, when: Any
+    username: str,
+    *,
+    xp: Any,
+    questions: Any,
+    correct: Any,
+    minutes: Any,
+    when: Any,
+    now: datetime | None = None,
 ) -> None:
     """Raise a ValidationError naming every bad input of a session."""
     errors = FieldErrors()
@@ -71,10 +74,22 @@ def validate_session(
         errors.add("minutes", "Must be a number.")
     elif not 0 < minutes <= MAX_MINUTES_PER_SESSION:
         errors.add("minutes", f"Must be more than 0 and at most {MAX_MINUTES_PER_SESSION}.")
-    if when is not None and (not isinstance(when, datetime) or when.utcoffset() is None):
-        errors.add("when", "Must be a timezone-aware datetime.")
+    if when is not None and (message := session_date_error(when, now or utcnow())):
+        errors.add("when", message)
     if errors:
         raise ValidationError(dict(errors))
+
+
+def learner_for_session(username: str) -> User:
+    """Return the learner a session is for, or raise a ValidationError on `username`."""
+    learner = User.get_or_none(username, consistent_read=True)
+    if learner is None:
+        raise ValidationError({"username": "No learner has this username."})
+    if learner.is_deleted:
+        raise ValidationError(
+            {"username": "This learner is deleted: restore them before recording a session."}
+        )
+    return learner
 
 
 def record_session(
@@ -86,110 +101,24 @@ def record_session(
     minutes: float,
     when: datetime | None = None,
 ) -> UserStats:
-    """Add one study session to a user's stats, creating them if needed; return the stats.
-
-    The totals, xp and version move with ADD in a single conditional UpdateItem whose
-    condition picks the streak rule (same day, next day, after a gap), so concurrent
-    sessions never lose one another. accuracy and efficiency cannot be divided inside an
-    update expression: a new item gets the session's own values in that same update, an
-    existing one gets them from the returned totals by a second UpdateItem guarded by those
-    totals, so a stale value never overwrites a fresher one.
-    """
-    validate_session(
-        username, xp=xp, questions=questions, correct=correct, minutes=minutes, when=when
-    )
+    """Add one study session to a learner's stats, creating them if needed; return the stats."""
     now = utcnow()
-    minutes = round(float(minutes), 2)
-    day = (when or now).astimezone(UTC).date()
-    today, yesterday = day.isoformat(), (day - timedelta(days=1)).isoformat()
-
-    s = UserStats
-    common = [
-        s.xp.add(xp),
-        s.questions_answered.add(questions),
-        s.questions_correct.add(correct),
-        s.minutes_studied.add(minutes),
-        s.sessions.add(1),
-        s.version.add(1),
-        s.created_at.set(s.created_at | now),
-        s.updated_at.set(now),
-        s.leaderboard_partition.set(leaderboard_partition_for(username)),
-        # Right for a new item; an existing one is corrected below from the new totals.
-        s.accuracy.set(s.accuracy | accuracy_of(questions, correct)),
-        s.efficiency.set(s.efficiency | efficiency_of(correct, minutes)),
-    ]
-    rules = [
-        ([], s.last_active_day >= today),
-        (
-            [s.streak.set((s.streak | 0) + 1), s.last_active_day.set(today)],
-            s.last_active_day == yesterday,
-        ),
-        (
-            [s.streak.set(1), s.last_active_day.set(today)],
-            s.last_active_day.does_not_exist() | (s.last_active_day < yesterday),
-        ),
-    ]
-    stored = _first_applicable(username, common, rules)
-    if (stored.accuracy, stored.efficiency) != derived_of(stored):
-        stored = _refresh_derived(stored) or stored
-    if stored.name is None:  # the learner's first stats: copy the name the boards show
-        stored = _copy_name(stored) or stored
+    validate_session(
+        username, xp=xp, questions=questions, correct=correct, minutes=minutes, when=when, now=now
+    )
+    learner = learner_for_session(username)
+    stored = UserStats.add_session(
+        learner,
+        xp=xp,
+        questions=questions,
+        correct=correct,
+        minutes=round(float(minutes), 2),
+        day=(when or now).astimezone(UTC).date(),
+        now=now,
+    )
+    # A soft delete landing between the read above and the write would have its "off the
+    # board" undone by this session: look again, and take the learner off if so.
+    if User.get(username, consistent_read=True).is_deleted:
+        UserStats.show_on_board(username, visible=False)
+        stored.refresh(consistent_read=True)
     return stored
-
-
-def _copy_name(stored: UserStats) -> UserStats | None:
-    learner = User.get_or_none(stored.username)
-    if learner is None:
-        return None
-    s = UserStats
-    return conditional_update(
-        stored.username, [s.name.set(learner.name), s.version.add(1)], s.name.does_not_exist()
-    )
-
-
-def derived_of(stats: UserStats) -> tuple[float, float]:
-    """Return the accuracy and efficiency the stored totals call for."""
-    return (
-        accuracy_of(stats.questions_answered, stats.questions_correct),
-        efficiency_of(stats.questions_correct, stats.minutes_studied),
-    )
-
-
-def conditional_update(username: str, actions: list, condition) -> UserStats | None:
-    """Apply one UpdateItem; return the stored item, or None when the condition failed."""
-    try:
-        data = UserStats._get_connection().update_item(
-            username, actions=actions, condition=condition, return_values=ALL_NEW
-        )
-    except UpdateError as exc:
-        if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
-            return None
-        raise
-    return UserStats.from_raw_data(data["Attributes"])
-
-
-def _first_applicable(username: str, common: list, rules: list) -> UserStats:
-    # The rules cover every state of last_active_day; a concurrent session can move it
-    # between two attempts, so go round again a few times before giving up.
-    for _ in range(STREAK_ROUNDS):
-        for streak_actions, condition in rules:
-            stored = conditional_update(username, common + streak_actions, condition)
-            if stored is not None:
-                return stored
-    raise UpdateError(f"Could not record a session for {username}: too much contention.")
-
-
-def _refresh_derived(stored: UserStats) -> UserStats | None:
-    s = UserStats
-    accuracy, efficiency = derived_of(stored)
-    return conditional_update(
-        stored.username,
-        [
-            s.accuracy.set(accuracy),
-            s.efficiency.set(efficiency),
-            s.version.add(1),
-        ],
-        (s.questions_answered == stored.questions_answered)
-        & (s.questions_correct == stored.questions_correct)
-        & (s.minutes_studied == stored.minutes_studied),
-    )

@@ -1,21 +1,24 @@
-"""A small form to record a study session for one learner (the admin's action uses it)."""
+"""The one form to record a study session for one learner (the admin's action uses it)."""
 
 from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
 
+from dynamo.models import utcnow
+
 from .activity import (
     MAX_MINUTES_PER_SESSION,
     MAX_QUESTIONS_PER_SESSION,
     MAX_XP_PER_SESSION,
     record_session,
+    session_date_error,
 )
 from .models import UserStats
 
 
 class StudySessionForm(forms.Form):
-    """XP gained, questions answered and answered right, and minutes spent in one session."""
+    """XP gained, questions answered and answered right, minutes spent, and when (optional)."""
 
     xp = forms.IntegerField(label="XP gained", min_value=0, max_value=MAX_XP_PER_SESSION)
     questions = forms.IntegerField(
@@ -27,6 +30,17 @@ class StudySessionForm(forms.Form):
     minutes = forms.FloatField(
         label="Minutes spent", min_value=0.01, max_value=MAX_MINUTES_PER_SESSION
     )
+    when = forms.DateTimeField(
+        label="When (UTC)",
+        required=False,
+        help_text="Leave empty for now; at most a year back.",
+    )
+
+    def clean_when(self):
+        when = self.cleaned_data.get("when")
+        if when is not None and (message := session_date_error(when, utcnow())):
+            raise ValidationError(message)
+        return when
 
     def clean(self):
         data = super().clean()

@@ -14,8 +14,7 @@ from typing import Any
 
 from dynamo import cursors
 
-from .activity import conditional_update
-from .models import METRICS, UserStats, leaderboard_partition_for, leaderboard_partitions
+from .models import METRICS, UserStats, leaderboard_partitions
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
@@ -258,15 +257,3 @@ def around(
             rank = first + offset
         rows.append(Row(rank, item))
     return Board(metric, rows, user_rank=higher + 1, username=username, shards=len(partitions))
-
-
-def show_on_board(username: str, *, visible: bool) -> bool:
-    """Put a learner on the leaderboard indexes or take them off; return whether it changed."""
-    s = UserStats
-    if visible:
-        actions = [s.leaderboard_partition.set(leaderboard_partition_for(username))]
-        condition = s.username.exists() & s.leaderboard_partition.does_not_exist()
-    else:
-        actions = [s.leaderboard_partition.remove()]
-        condition = s.leaderboard_partition.exists()
-    return conditional_update(username, [*actions, s.version.add(1)], condition) is not None

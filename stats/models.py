@@ -3,19 +3,42 @@
 from __future__ import annotations
 
 import zlib
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.conf import settings
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.constants import ALL_NEW
+from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import DynamoMeta, DynamoModel, client_for
+from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, client_for
 from dynamo.validators import FieldErrors, number_between, whole_number
 from users.models import User, validate_username
 
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"
+TARGET_CORRECT_PER_MINUTE = 2
+STREAK_ROUNDS = 3
+
+
+def percentage(part: float, whole: float) -> float:
+    """Return 100 * part / whole rounded half up to one decimal, capped at 100; 0 if whole is 0."""
+    if not whole:
+        return 0.0
+    value = min(Decimal(100), Decimal(100) * Decimal(str(part)) / Decimal(str(whole)))
+    return float(value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def accuracy_of(questions_answered: float, questions_correct: float) -> float:
+    """Return the accuracy for running totals (see stats/activity.py for the definitions)."""
+    return percentage(questions_correct, questions_answered)
+
+
+def efficiency_of(questions_correct: float, minutes_studied: float) -> float:
+    """Return the efficiency for running totals (see stats/activity.py for the definitions)."""
+    return percentage(questions_correct, TARGET_CORRECT_PER_MINUTE * minutes_studied)
 
 
 def leaderboard_partition_for(username: str, shards: int | None = None) -> str:
@@ -182,3 +205,214 @@ class UserStats(DynamoModel):
         """Set the next reminder time and its hour bucket (None removes the reminder)."""
         self.next_reminder_at = when
         self.next_reminder_bucket = None if when is None else reminder_bucket(when)
+
+    # --- writes by update expression -------------------------------------------------------
+    # Every write below is one conditional UpdateItem that bumps `version`, so a stale admin
+    # edit made before it is refused rather than overwriting it.
+    @classmethod
+    def apply(cls, username: str, actions: list, condition=None) -> UserStats | None:
+        """Apply one UpdateItem; return the stored item, or None when the condition failed."""
+        try:
+            data = cls._get_connection().update_item(
+                username,
+                actions=[*actions, cls.version.add(1)],
+                condition=condition,
+                return_values=ALL_NEW,
+            )
+        except UpdateError as exc:
+            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
+                return None
+            raise
+        return cls.from_raw_data(data["Attributes"])
+
+    def derived_metrics(self) -> tuple[float, float]:
+        """Return the accuracy and efficiency the stored totals call for."""
+        return (
+            accuracy_of(self.questions_answered or 0, self.questions_correct or 0),
+            efficiency_of(self.questions_correct or 0, self.minutes_studied or 0),
+        )
+
+    @classmethod
+    def add_session(
+        cls,
+        learner: User,
+        *,
+        xp: int,
+        questions: int,
+        correct: int,
+        minutes: float,
+        day: date,
+        now: datetime,
+    ) -> UserStats:
+        """Add one session's totals and move the streak; creates the stats if needed.
+
+        The totals move with ADD in one UpdateItem whose condition picks the streak rule
+        (same day, next day, after a gap), so concurrent sessions never lose one another.
+        accuracy and efficiency cannot be divided inside an update expression: a new item
+        gets the session's own values in that same update, an existing one gets them from
+        the returned totals by a second UpdateItem guarded by those totals, so a stale value
+        never overwrites a fresher one.
+        """
+        today, yesterday = day.isoformat(), (day - timedelta(days=1)).isoformat()
+        common = [
+            cls.xp.add(xp),
+            cls.questions_answered.add(questions),
+            cls.questions_correct.add(correct),
+            cls.minutes_studied.add(minutes),
+            cls.sessions.add(1),
+            cls.created_at.set(cls.created_at | now),
+            cls.updated_at.set(now),
+            cls.leaderboard_partition.set(leaderboard_partition_for(learner.username)),
+            cls.name_copied_from(learner, keep_stored=True),
+            # Right for a new item; an existing one is corrected below from the new totals.
+            cls.accuracy.set(cls.accuracy | accuracy_of(questions, correct)),
+            cls.efficiency.set(cls.efficiency | efficiency_of(correct, minutes)),
+        ]
+        rules = [
+            ([], cls.last_active_day >= today),
+            (
+                [cls.streak.set((cls.streak | 0) + 1), cls.last_active_day.set(today)],
+                cls.last_active_day == yesterday,
+            ),
+            (
+                [cls.streak.set(1), cls.last_active_day.set(today)],
+                cls.last_active_day.does_not_exist() | (cls.last_active_day < yesterday),
+            ),
+        ]
+        stored = cls._first_applicable(learner.username, common, rules)
+        if (stored.accuracy, stored.efficiency) != stored.derived_metrics():
+            stored = stored._refresh_derived() or stored
+        return stored
+
+    @classmethod
+    def _first_applicable(cls, username: str, common: list, rules: list) -> UserStats:
+        # The rules cover every state of last_active_day; a concurrent session can move it
+        # between two attempts, so go round again a few times before giving up.
+        for _ in range(STREAK_ROUNDS):
+            for streak_actions, condition in rules:
+                stored = cls.apply(username, common + streak_actions, condition)
+                if stored is not None:
+                    return stored
+        raise UpdateError(f"Could not record a session for {username}: too much contention.")
+
+    def _refresh_derived(self) -> UserStats | None:
+        cls = type(self)
+        accuracy, efficiency = self.derived_metrics()
+        return cls.apply(
+            self.username,
+            [cls.accuracy.set(accuracy), cls.efficiency.set(efficiency)],
+            (cls.questions_answered == self.questions_answered)
+            & (cls.questions_correct == self.questions_correct)
+            & (cls.minutes_studied == self.minutes_studied),
+        )
+
+    @classmethod
+    def name_copied_from(cls, learner: User, *, keep_stored: bool = False):
+        """Return the update action copying the learner's name (the one place it is copied).
+
+        `keep_stored` leaves a name already there: a session must not undo a rename that
+        the `renamed` receiver wrote after the session read the learner.
+        """
+        if keep_stored:
+            return cls.name.set(cls.name | learner.name)
+        return cls.name.set(learner.name)
+
+    @classmethod
+    def copy_name(cls, learner: User) -> bool:
+        """Rewrite the name the boards show; False while the learner has no stats."""
+        return (
+            cls.apply(learner.username, [cls.name_copied_from(learner)], cls.username.exists())
+            is not None
+        )
+
+    @classmethod
+    def show_on_board(cls, username: str, *, visible: bool) -> bool:
+        """Put a learner on the leaderboard indexes or take them off; return whether it changed."""
+        if visible:
+            actions = [cls.leaderboard_partition.set(leaderboard_partition_for(username))]
+            condition = cls.username.exists() & cls.leaderboard_partition.does_not_exist()
+        else:
+            actions = [cls.leaderboard_partition.remove()]
+            condition = cls.leaderboard_partition.exists()
+        return cls.apply(username, actions, condition) is not None
+
+    @classmethod
+    def move_to_partition(cls, username: str, partition: str) -> bool:
+        """Move a listed learner to another leaderboard shard; False if there or unlisted."""
+        condition = cls.leaderboard_partition.exists() & (cls.leaderboard_partition != partition)
+        return (
+            cls.apply(username, [cls.leaderboard_partition.set(partition)], condition) is not None
+        )
+
+    # --- reminder delivery (see stats/reminders.py) ---------------------------------------
+    def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:
+        """Take the reminder for a run unless it moved on or a live lease holds it."""
+        cls = type(self)
+        return cls.apply(
+            self.username,
+            [cls.reminder_claim.set(token), cls.reminder_lease_until.set(now + lease)],
+            (cls.next_reminder_at == self.next_reminder_at)
+            & (cls.reminder_lease_until.does_not_exist() | (cls.reminder_lease_until < now)),
+        )
+
+    def complete_reminder(self, token: str, now: datetime, upcoming: datetime) -> bool:
+        """Record a sent reminder and schedule `upcoming`; False if the claim was lost."""
+        cls = type(self)
+        done = cls.apply(
+            self.username,
+            [
+                cls.last_reminded_at.set(now),
+                cls.next_reminder_at.set(upcoming),
+                cls.next_reminder_bucket.set(reminder_bucket(upcoming)),
+                cls.reminder_attempts.set(0),
+                cls.reminder_claim.remove(),
+                cls.reminder_lease_until.remove(),
+                cls.last_reminder_error.remove(),
+            ],
+            cls.reminder_claim == token,
+        )
+        return done is not None
+
+    def give_back_reminder(self, token: str, retry_at: datetime, attempts: int, error: str) -> bool:
+        """Record a failed send and leave the reminder due at `retry_at`; False if unclaimed."""
+        cls = type(self)
+        done = cls.apply(
+            self.username,
+            [
+                cls.next_reminder_at.set(retry_at),
+                cls.next_reminder_bucket.set(reminder_bucket(retry_at)),
+                cls.reminder_attempts.set(attempts),
+                cls.last_reminder_error.set(error[:500]),
+                cls.reminder_claim.remove(),
+                cls.reminder_lease_until.remove(),
+            ],
+            cls.reminder_claim == token,
+        )
+        return done is not None
+
+    def drop_reminder(self, token: str) -> bool:
+        """Remove the reminder of a learner who is gone or soft-deleted, keeping its hour."""
+        cls = type(self)
+        done = cls.apply(
+            self.username,
+            [
+                # The hour is kept so that resume_reminder() can schedule it again.
+                cls.reminder_hour.set(cls.reminder_hour | self.next_reminder_at.hour),
+                cls.next_reminder_at.remove(),
+                cls.next_reminder_bucket.remove(),
+                cls.reminder_claim.remove(),
+                cls.reminder_lease_until.remove(),
+            ],
+            cls.reminder_claim == token,
+        )
+        return done is not None
+
+    @classmethod
+    def resume_reminder(cls, username: str, when: datetime) -> bool:
+        """Schedule a reminder at `when` unless one is scheduled already."""
+        stored = cls.apply(
+            username,
+            [cls.next_reminder_at.set(when), cls.next_reminder_bucket.set(reminder_bucket(when))],
+            cls.username.exists() & cls.next_reminder_at.does_not_exist(),
+        )
+        return stored is not None

@@ -34,7 +34,6 @@ from django.core.mail import send_mail
 from dynamo import jobs
 from users.models import User
 
-from .activity import conditional_update
 from .models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, reminder_bucket
 
 JOB = "send_reminders"
@@ -113,17 +112,6 @@ def store_watermark(read: str | None, proposal: str) -> str:
 
 
 # --- one reminder ---------------------------------------------------------------------------
-def claim(stats: UserStats, token: str, now: datetime, lease: timedelta) -> UserStats | None:
-    """Take the reminder for this run unless it moved on or a live lease holds it."""
-    s = UserStats
-    return conditional_update(
-        stats.username,
-        [s.reminder_claim.set(token), s.reminder_lease_until.set(now + lease), s.version.add(1)],
-        (s.next_reminder_at == stats.next_reminder_at)
-        & (s.reminder_lease_until.does_not_exist() | (s.reminder_lease_until < now)),
-    )
-
-
 def deliver(stats: UserStats, user: User) -> None:
     """Email one reminder through the configured backend."""
     streak = int(stats.streak or 0)
@@ -142,85 +130,13 @@ def deliver(stats: UserStats, user: User) -> None:
     )
 
 
-def complete(stats: UserStats, token: str, now: datetime) -> bool:
-    """Record a sent reminder and schedule the next; False if the claim was lost meanwhile."""
-    s = UserStats
-    upcoming = next_daily(stats, now)
-    done = conditional_update(
-        stats.username,
-        [
-            s.last_reminded_at.set(now),
-            s.next_reminder_at.set(upcoming),
-            s.next_reminder_bucket.set(reminder_bucket(upcoming)),
-            s.reminder_attempts.set(0),
-            s.reminder_claim.remove(),
-            s.reminder_lease_until.remove(),
-            s.last_reminder_error.remove(),
-            s.version.add(1),
-        ],
-        s.reminder_claim == token,
-    )
-    return done is not None
-
-
-def give_back(stats: UserStats, token: str, now: datetime, error: str) -> int:
-    """Record a failed send, leaving the reminder due for the next run; return the attempts."""
-    s = UserStats
-    attempts = int(stats.reminder_attempts or 0) + 1
-    if attempts < MAX_ATTEMPTS:
-        retry_at, attempts_left = now, attempts
-    else:  # give this day up: the next daily reminder starts afresh
-        retry_at, attempts_left = next_daily(stats, now), 0
-    conditional_update(
-        stats.username,
-        [
-            s.next_reminder_at.set(retry_at),
-            s.next_reminder_bucket.set(reminder_bucket(retry_at)),
-            s.reminder_attempts.set(attempts_left),
-            s.last_reminder_error.set(error[:500]),
-            s.reminder_claim.remove(),
-            s.reminder_lease_until.remove(),
-            s.version.add(1),
-        ],
-        s.reminder_claim == token,
-    )
-    return attempts
-
-
-def drop(stats: UserStats, token: str) -> None:
-    """Remove the reminder of a learner who is gone or soft-deleted, keeping its hour."""
-    s = UserStats
-    conditional_update(
-        stats.username,
-        [
-            s.reminder_hour.set(s.reminder_hour | stats.next_reminder_at.hour),  # for resume()
-            s.next_reminder_at.remove(),
-            s.next_reminder_bucket.remove(),
-            s.reminder_claim.remove(),
-            s.reminder_lease_until.remove(),
-            s.version.add(1),
-        ],
-        s.reminder_claim == token,
-    )
-
-
 def resume(username: str, now: datetime) -> datetime | None:
     """Schedule a restored learner's daily reminder again; return when, or None if none."""
     stats = UserStats.get_or_none(username, consistent_read=True)
     if stats is None or stats.reminder_hour is None or stats.next_reminder_at is not None:
         return None
     when = next_daily(stats, now)
-    s = UserStats
-    stored = conditional_update(
-        username,
-        [
-            s.next_reminder_at.set(when),
-            s.next_reminder_bucket.set(reminder_bucket(when)),
-            s.version.add(1),
-        ],
-        s.next_reminder_at.does_not_exist(),
-    )
-    return when if stored is not None else None
+    return when if UserStats.resume_reminder(username, when) else None
 
 
 # --- a run ----------------------------------------------------------------------------------
@@ -271,7 +187,7 @@ class Run:
         return self.summary
 
     def handle_one(self, stats: UserStats, bucket: str) -> None:
-        claimed = claim(stats, self.token, self.clock(), self.lease)
+        claimed = stats.claim_reminder(self.token, self.clock(), self.lease)
         if claimed is None:
             current = UserStats.get_or_none(stats.username, consistent_read=True)
             if current is not None and current.next_reminder_at == stats.next_reminder_at:
@@ -280,18 +196,29 @@ class Run:
             return
         user = User.get_or_none(claimed.username)
         if user is None or user.is_deleted:
-            drop(claimed, self.token)
+            claimed.drop_reminder(self.token)
             self.summary.skipped += 1
             return
         try:
             self.send(claimed, user)
         except Exception as exc:  # any failed send is recorded, retried, and fails the run
-            attempts = give_back(claimed, self.token, self.clock(), f"{type(exc).__name__}: {exc}")
+            attempts = self.give_back(claimed, f"{type(exc).__name__}: {exc}")
             self.summary.failed += 1
             self.summary.errors.append(f"{claimed.username} (attempt {attempts}): {exc}")
             return
-        complete(claimed, self.token, self.clock())
+        now = self.clock()
+        claimed.complete_reminder(self.token, now, next_daily(claimed, now))
         self.summary.sent += 1
+
+    def give_back(self, claimed: UserStats, error: str) -> int:
+        """Record a failed send, leaving the reminder due for the next run; return the attempts."""
+        now = self.clock()
+        attempts = int(claimed.reminder_attempts or 0) + 1
+        if attempts < MAX_ATTEMPTS:
+            claimed.give_back_reminder(self.token, now, attempts, error)
+        else:  # give this day up: the next daily reminder starts afresh
+            claimed.give_back_reminder(self.token, next_daily(claimed, now), 0, error)
+        return attempts
 
 
 def send_due(

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 
 from dynamo.exceptions import StaleVersion
+from dynamo.models import utcnow
 from stats.activity import accuracy_of, efficiency_of, record_session
 from stats.forms import StudySessionForm
 from stats.models import UserStats, leaderboard_partition_for
 from tests import moto_atomic
 from tests.helpers import run_together
+from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 
-MONDAY = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
-TUESDAY = datetime(2025, 6, 3, 22, 0, tzinfo=UTC)
-THURSDAY = datetime(2025, 6, 5, 7, 0, tzinfo=UTC)
+# Sessions are dated within the last year: three days of last week.
+MIDNIGHT = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+MONDAY = MIDNIGHT - timedelta(days=10) + timedelta(hours=9, minutes=30)
+TUESDAY = MONDAY + timedelta(days=1, hours=12, minutes=30)
+THURSDAY = MONDAY + timedelta(days=3) - timedelta(hours=2, minutes=30)
+
+
+@pytest.fixture(autouse=True)
+def alice(request):
+    """The learner the sessions are for (tests that need no engine get none)."""
+    if "dynamo" in request.fixturenames:
+        request.getfixturevalue("dynamo")
+        User("alice", name="Alice Liddell", email="alice@example.com").save()
 
 
 def test_the_first_session_creates_the_stats_item(dynamo):
@@ -27,7 +39,7 @@ def test_the_first_session_creates_the_stats_item(dynamo):
     stored = UserStats.get("alice")
     assert (stored.xp, stored.streak, stored.accuracy, stored.efficiency) == (40, 1, 80.0, 40.0)
     assert (stored.questions_answered, stored.questions_correct, stored.sessions) == (10, 8, 1)
-    assert stored.last_active_day == "2025-06-02"
+    assert stored.last_active_day == MONDAY.date().isoformat()
     assert stored.leaderboard_partition == leaderboard_partition_for("alice")
     assert stored.version == 1 and stored.created_at is not None
     assert stats.xp == 40 and stats.version == 1
@@ -65,7 +77,11 @@ def test_a_back_dated_session_leaves_the_streak_and_last_day_alone(dynamo):
     record_session("alice", xp=5, questions=1, correct=1, minutes=1, when=MONDAY)
 
     stored = UserStats.get("alice")
-    assert (stored.streak, stored.last_active_day, stored.xp) == (2, "2025-06-03", 7)
+    assert (stored.streak, stored.last_active_day, stored.xp) == (
+        2,
+        TUESDAY.date().isoformat(),
+        7,
+    )
 
 
 @pytest.mark.usefixtures("atomic_writes")
@@ -137,10 +153,89 @@ def test_the_session_form_records_and_reports_field_errors(dynamo):
 
 
 def test_a_first_session_copies_the_learners_name_for_the_boards(dynamo):
-    from users.models import User
-
-    User("alice", name="Alice Liddell", email="alice@example.com").save()
-
     record_session("alice", xp=5, questions=2, correct=2, minutes=1, when=MONDAY)
 
     assert UserStats.get("alice").name == "Alice Liddell"
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        datetime(1, 1, 1, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, tzinfo=UTC),
+        MIDNIGHT - timedelta(days=366),
+        utcnow() + timedelta(hours=1),
+    ],
+    ids=["year-1", "year-9999", "over-a-year-ago", "in-an-hour"],
+)
+def test_a_session_dated_in_the_future_or_over_a_year_back_is_refused(dynamo, when):
+    with pytest.raises(ValidationError) as caught:
+        record_session("alice", xp=10, questions=5, correct=4, minutes=3, when=when)
+
+    assert list(caught.value.message_dict) == ["when"]
+    assert UserStats.get_or_none("alice") is None
+
+
+def test_a_session_eleven_months_back_is_recorded(dynamo):
+    when = MIDNIGHT - timedelta(days=335)
+
+    record_session("alice", xp=10, questions=5, correct=4, minutes=3, when=when)
+
+    assert UserStats.get("alice").last_active_day == when.date().isoformat()
+
+
+def test_a_session_for_no_learner_is_refused_and_stores_nothing(dynamo):
+    with pytest.raises(ValidationError) as caught:
+        record_session("nobody", xp=10, questions=5, correct=4, minutes=3)
+
+    assert caught.value.message_dict == {"username": ["No learner has this username."]}
+    assert UserStats.get_or_none("nobody") is None
+
+
+def test_a_session_for_a_soft_deleted_learner_is_refused_and_keeps_them_off_the_board(dynamo):
+    record_session("alice", xp=10, questions=5, correct=4, minutes=3)
+    User.get("alice").soft_delete()
+
+    with pytest.raises(ValidationError) as caught:
+        record_session("alice", xp=50, questions=5, correct=4, minutes=3)
+
+    assert "restore them" in caught.value.message_dict["username"][0]
+    stored = UserStats.get("alice")
+    assert (stored.xp, stored.sessions, stored.leaderboard_partition) == (10, 1, None)
+    assert list(UserStats.gsi_leaderboard_xp.query("ALL")) == []
+
+
+def test_a_rename_after_the_first_session_is_what_the_boards_show(dynamo):
+    record_session("alice", xp=10, questions=5, correct=4, minutes=3)
+    learner = User.get("alice")
+    learner.name = "Alice Pleasance"
+    learner.save()
+
+    record_session("alice", xp=10, questions=5, correct=4, minutes=3)
+
+    assert UserStats.get("alice").name == "Alice Pleasance"
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        ("0001-01-01", "Cannot be more than a year ago."),
+        ("9999-12-31", "Cannot be in the future."),
+    ],
+)
+def test_the_session_form_refuses_a_date_out_of_range_as_a_field_error(dynamo, when, message):
+    form = StudySessionForm({"xp": 30, "questions": 4, "correct": 3, "minutes": 6, "when": when})
+
+    assert not form.is_valid()
+    assert form.errors == {"when": [message]}
+    assert UserStats.get_or_none("alice") is None
+
+
+def test_the_session_form_records_a_dated_session(dynamo):
+    when = (MIDNIGHT - timedelta(days=3)).strftime("%Y-%m-%d 08:15")
+    form = StudySessionForm({"xp": 30, "questions": 4, "correct": 3, "minutes": 6, "when": when})
+
+    assert form.is_valid(), form.errors
+    form.save("alice")
+
+    assert UserStats.get("alice").last_active_day == when[:10]

@@ -7,13 +7,12 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from botocore.exceptions import ClientError
 from django.conf import settings
 from django.core.management.base import CommandError
 
 from dynamo import jobs
 from dynamo.management.base import DynamoCommand
-from dynamo.models import CONDITION_FAILED, client_for
+from dynamo.models import client_for
 from stats.models import (
     UserStats,
     forget_legacy_item,
@@ -63,7 +62,7 @@ class Command(DynamoCommand):
                     Limit=PAGE_SIZE,
                     ProjectionExpression="username, leaderboard_partition",
                     **({"ExclusiveStartKey": start} if start else {}),
-                )
+                )  # a raw Scan page: its LastEvaluatedKey is the checkpoint
                 moves = [
                     (
                         item["username"]["S"],
@@ -89,20 +88,7 @@ class Command(DynamoCommand):
 
     def handle_one(self, username: str, target: str) -> int:
         """Move one item to its partition; 0 when it is there already or has none."""
-        try:
-            self.client.update_item(
-                TableName=self.table,
-                Key={"username": {"S": username}},
-                UpdateExpression="SET #p = :p",
-                ConditionExpression="attribute_exists(#p) AND #p <> :p",
-                ExpressionAttributeNames={"#p": "leaderboard_partition"},
-                ExpressionAttributeValues={":p": {"S": target}},
-            )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == CONDITION_FAILED:
-                return 0
-            raise
-        return 1
+        return int(UserStats.move_to_partition(username, target))
 
     def load_checkpoint(self, shards: int) -> dict[str, Any] | None:
         saved = jobs.read_state(JOB) or self.adopt_legacy_checkpoint()
@@ -129,4 +115,4 @@ class Command(DynamoCommand):
         jobs.store_state(JOB, {"shards": shards, "position": position})
 
     def clear_checkpoint(self) -> None:
-        jobs.clear_state(JOB)
+        jobs.forget(JOB)
