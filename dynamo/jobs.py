@@ -97,6 +97,6 @@ def store_state(name: str, state: Any) -> None:
     Job.apply(name, [Job.state.set(state)])
 
 
-def clear_state(name: str) -> None:
-    """Remove a job's state (its watermark, if any, stays)."""
-    Job.apply(name, [Job.state.remove()], Job.name.exists())
+def forget(name: str) -> None:
+    """Delete a job's item: its work is done and nothing of it needs keeping."""
+    Job(name).delete(add_version_condition=False)

@@ -1,22 +1,22 @@
-"""Keep the leaderboards and reminders in step with learners' accounts."""
+"""Keep the leaderboards, reminders and statistics in step with learners' accounts."""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
 from dynamo.models import utcnow
-from users.signals import deletion_changed, renamed
+from dynamo_admin.models import AdminLog
+from users.signals import deletion_changed, demo_learner_made, purging, renamed
 
 from . import reminders
-from .activity import conditional_update
-from .leaderboard import show_on_board
+from .demo import demo_stats
 from .models import UserStats
 
 
 @receiver(deletion_changed)
 def follow_soft_deletes(sender, user, **kwargs) -> None:
     """Take a soft-deleted learner off the boards; bring a restored one back, reminders too."""
-    show_on_board(user.username, visible=not user.is_deleted)
+    UserStats.show_on_board(user.username, visible=not user.is_deleted)
     if not user.is_deleted:
         reminders.resume(user.username, utcnow())
 
@@ -24,7 +24,21 @@ def follow_soft_deletes(sender, user, **kwargs) -> None:
 @receiver(renamed)
 def copy_the_new_name(sender, user, **kwargs) -> None:
     """Rewrite the name the leaderboards show (nothing to do before the learner has stats)."""
-    s = UserStats
-    conditional_update(
-        user.username, [s.name.set(user.name), s.version.add(1)], s.username.exists()
-    )
+    UserStats.copy_name(user)
+
+
+@receiver(purging)
+def delete_purged_stats(sender, user, **kwargs) -> tuple[str, int]:
+    """Delete a purged learner's stats and forget their logged values."""
+    stats = UserStats.get_or_none(user.username, consistent_read=True)
+    if stats is not None:
+        stats.delete(add_version_condition=False)
+    # By key, so a purge finished by a re-run forgets them too.
+    AdminLog.forget_items([UserStats(user.username)])
+    return ("stats", int(stats is not None))
+
+
+@receiver(demo_learner_made)
+def stats_for_demo_learner(sender, user, random_seed, now, **kwargs) -> list[UserStats]:
+    """Give each learner `seed` makes their statistics."""
+    return [demo_stats(user, random_seed=random_seed, now=now)]

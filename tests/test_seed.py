@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime, timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.hashers import is_password_usable
@@ -11,7 +17,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import CATEGORIES, Skill
-from stats.models import UserStats, reminder_bucket
+from dynamo import jobs
+from stats.models import UserStats, accuracy_of, efficiency_of, reminder_bucket
 from tests.helpers import empty_all_tables, snapshot
 from users.models import PROFICIENCIES, User, UserSkill
 
@@ -161,3 +168,92 @@ def test_bad_options_are_command_errors(dynamo, options, message):
         call_command("seed", **{"users": 1, **options}, stdout=StringIO())
 
     assert list(User.scan()) == []
+
+
+def test_seeded_metrics_are_what_the_seeded_totals_give(dynamo):
+    seed()
+
+    stats = list(UserStats.scan())
+    for item in stats:
+        assert item.accuracy == accuracy_of(item.questions_answered, item.questions_correct)
+        assert item.efficiency == efficiency_of(item.questions_correct, item.minutes_studied)
+        assert item.questions_correct <= item.questions_answered
+        assert item.streak <= item.sessions
+    assert len({item.accuracy for item in stats}) > 10
+    assert all(item.accuracy == 0 for item in stats if item.questions_answered == 0)
+
+
+def test_seeded_streaks_are_current(dynamo):
+    seed()
+
+    today, yesterday = NOW.date(), NOW.date() - timedelta(days=1)
+    stats = list(UserStats.scan())
+    for item in stats:
+        if item.streak:
+            assert item.last_active_day in (today.isoformat(), yesterday.isoformat())
+        elif item.last_active_day is not None:
+            assert item.last_active_day <= (today - timedelta(days=2)).isoformat()
+    assert any(item.streak > 1 for item in stats)
+    assert any(item.streak == 0 and item.last_active_day for item in stats)
+
+
+def test_a_finished_seed_leaves_no_marker(dynamo):
+    seed()
+
+    assert jobs.Job.get_or_none("seed") is None
+
+
+def test_if_empty_finishes_an_unfinished_seed_with_its_own_options(dynamo):
+    # What a seed killed after its first batches leaves: its marker and a few learners.
+    jobs.store_state("seed", {"users": 20, "random_seed": 7, "now": NOW.isoformat()})
+    User("alice", name="Alice", email="alice@example.com").save()
+
+    output = StringIO()
+    call_command("seed", users=3, if_empty=True, stdout=output)
+
+    assert "did not finish: finishing it" in output.getvalue()
+    assert len(list(User.scan())) == 21
+    assert len(list(UserStats.scan())) == 20
+    assert jobs.Job.get_or_none("seed") is None
+    assert "nothing seeded" in seed(if_empty=True)
+
+
+@pytest.mark.engines("local")
+def test_a_seed_killed_half_way_is_finished_by_the_next_if_empty_run(dynamo):
+    prefix = User.Meta.table_name.removesuffix("users")
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/tmp",
+        "DJANGO_SETTINGS_MODULE": "project.settings",
+        "DJANGO_ENV_FILE": "",
+        "DJANGO_SECRET_KEY": "x" * 40,
+        "DYNAMODB_ENDPOINT": User.Meta.host,
+        "DYNAMODB_TABLE_PREFIX": prefix,
+    }
+    args = ["seed", "--users", "400", "--random-seed", "3", "--now", NOW.isoformat()]
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", *args, "--threads", "1"],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list(UserStats.scan(limit=1)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    written = len(list(User.scan()))
+    assert 0 < written < 400, "the seed was not caught half-way"
+    assert jobs.read_state("seed") is not None
+
+    output = StringIO()
+    call_command("seed", if_empty=True, stdout=output)
+
+    assert "did not finish: finishing it" in output.getvalue()
+    assert len(list(User.scan())) == len(list(UserStats.scan())) == 400
+    catalog = {skill.skill_id for skill in Skill.scan()}
+    assert {holding.skill_id for holding in UserSkill.scan()} <= catalog
+    assert jobs.read_state("seed") is None

@@ -1,4 +1,8 @@
-"""Deterministic demo learners: profiles, the skills they hold and their statistics."""
+"""Deterministic demo learners: profiles and the skills they hold; other apps add theirs.
+
+Each learner made sends `users.signals.demo_learner_made`; the items receivers return (the
+stats app's statistics) are written with the learner's.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +18,11 @@ from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, UNUSABLE_PASSW
 from catalog.models import Skill
 from dynamo.batch import prepare_new
 from dynamo.models import DynamoModel
-from stats.models import UserStats
 
 from .models import PROFICIENCIES, User, UserSkill
+from .signals import demo_learner_made
 
 SIGN_UP_SPAN = timedelta(days=548)  # about 18 months of sign-ups
-REMINDER_SPAN_SECONDS = 48 * 3600
 EXPERT_PYTHONISTA_EVERY = 15  # every 15th learner is an Expert in Python with 5+ years
 EMAIL_DOMAINS = ("example.com", "example.org", "example.net")
 ALPHANUMERIC = string.ascii_letters + string.digits
@@ -95,12 +98,12 @@ class DemoLearner:
 
     user: User
     skills: list[UserSkill]
-    stats: UserStats
+    extras: list[DynamoModel]
 
     def items(self) -> Iterator[DynamoModel]:
         yield self.user
         yield from self.skills
-        yield self.stats
+        yield from self.extras
 
 
 def ready(item: DynamoModel, updated_at: datetime) -> DynamoModel:
@@ -120,6 +123,7 @@ class DemoLearners:
     """Make the same learners for the same seed, time anchor and catalog."""
 
     def __init__(self, seed: int, now: datetime, catalog: Sequence[Skill]) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
         self.now = now
         self.catalog = list(catalog)
@@ -151,7 +155,14 @@ class DemoLearners:
         if self.python is not None and number % EXPERT_PYTHONISTA_EVERY == 0:
             skills = [s for s in skills if s.skill_id != "python"][: MAX_SKILLS - 1]
             skills.append(self.holding(username, self.python, created_at, "Expert", (5, 15)))
-        return DemoLearner(user, skills, self.stats(user, created_at))
+        extras = [
+            item
+            for _, items in demo_learner_made.send(
+                type(self), user=user, random_seed=self.seed, now=self.now
+            )
+            for item in items
+        ]
+        return DemoLearner(user, skills, extras)
 
     def username(self, first: str, last: str) -> str:
         first, last = ascii_slug(first) or "learner", ascii_slug(last) or "demo"
@@ -197,27 +208,6 @@ class DemoLearners:
             created_at=added_at,
         )
         return ready(holding, added_at)
-
-    def stats(self, user: User, since: datetime) -> UserStats:
-        rng = self.rng
-        streak = 0 if rng.random() < 0.15 else min(400, int(rng.expovariate(1 / 12)) + 1)
-        stats = UserStats(
-            user.username,
-            name=user.name,
-            xp=min(250_000, int(rng.lognormvariate(7.5, 1.1))),
-            streak=streak,
-            efficiency=round(rng.triangular(30, 100, 82), 1),
-            accuracy=round(min(100.0, rng.betavariate(8, 2) * 100), 1),
-            created_at=since,
-        )
-        if rng.random() < 0.7:
-            stats.last_reminded_at = self.moment(
-                max(since, self.now - timedelta(seconds=rng.randint(3600, 72 * 3600)))
-            )
-        stats.schedule_reminder(
-            self.moment(self.now + timedelta(seconds=rng.randint(60, REMINDER_SPAN_SECONDS)))
-        )
-        return ready(stats, self.between(since, self.now))
 
     def between(self, start: datetime, end: datetime) -> datetime:
         """Return a moment drawn between two others."""

@@ -7,3 +7,14 @@ deletion_changed = Signal()
 
 # Sent after a user is created or renamed, with `user`: copies of the name follow it.
 renamed = Signal()
+
+# Sent by the gardener for a purged user, with `user`, after the user is claimed for purging
+# and before the user item goes: a receiver deletes what it keeps of the user (a re-run
+# sends it again, so deleting must be idempotent) and returns (what, how many), e.g.
+# ("stats", 1), for the command's report.
+purging = Signal()
+
+# Sent by `seed` for each demo learner it makes, with `user`, `random_seed` and `now`: a
+# receiver returns a list of validated items to write for that learner (the same every time
+# for the same arguments, so a seed finished later writes identical items).
+demo_learner_made = Signal()

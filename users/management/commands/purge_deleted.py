@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -12,8 +12,8 @@ from dynamo.exceptions import ConflictError
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
-from stats.models import UserStats
 from users.models import User, UserSkill
+from users.signals import purging
 
 
 @dataclass
@@ -22,13 +22,14 @@ class Purge:
 
     outcome: str
     skills: int = 0
-    stats: int = 0
+    others: dict[str, int] = field(default_factory=dict)  # what receivers of `purging` removed
 
 
 class Command(DynamoCommand):
     help = (
         "Purge users soft-deleted more than USER_PURGE_AFTER_DAYS days ago, with their "
-        "user-skills and stats. Reads the sparse index gsi_deleted_at; claims each user "
+        "user-skills and what other apps keep of them (stats). Reads the sparse index "
+        "gsi_deleted_at; claims each user "
         "(conditional on the version read, so a user restored meanwhile is kept), then deletes "
         "its children and the user last, so a re-run finishes a purge that died half-way."
     )
@@ -61,11 +62,16 @@ class Command(DynamoCommand):
         purges = [self.handle_one(user, cutoff) for user in due]
         done = [p for p in purges if p.outcome == "purged"]
         restored = sum(1 for p in purges if p.outcome == "restored")
+        removed = [f"{sum(p.skills for p in purges)} user-skills"]
+        others: dict[str, int] = {}
+        for purge in purges:
+            for what, count in purge.others.items():
+                others[what] = others.get(what, 0) + count
+        removed += [f"{count} {what}" for what, count in sorted(others.items())]
         self.stdout.write(
             self.style.SUCCESS(
-                f"Purged {len(done)} users with {sum(p.skills for p in purges)} user-skills and "
-                f"{sum(p.stats for p in purges)} stats; kept {restored} restored meanwhile; "
-                f"{not_due}."
+                f"Purged {len(done)} users with {' and '.join(removed)}; "
+                f"kept {restored} restored meanwhile; {not_due}."
             )
         )
 
@@ -81,17 +87,18 @@ class Command(DynamoCommand):
         # Claimed: nobody can restore it now, so the children can go, then the user.
         owned = list(UserSkill.query(user.username))
         skills = batch_delete(UserSkill, owned)
-        stats = UserStats.get_or_none(user.username, consistent_read=True)
-        if stats is not None:
-            stats.delete(add_version_condition=False)
+        others: dict[str, int] = {}
+        for _, (what, count) in purging.send(type(self), user=fresh):
+            others[what] = others.get(what, 0) + count
         try:
             fresh.delete(condition=User.purge_started_at.exists(), add_version_condition=False)
         except ConflictError:
             return Purge("gone")  # another gardener finished it first
-        AdminLog.forget_items([fresh, stats, *owned])  # no personal values stay in the history
+        # No personal values stay in the history (receivers of `purging` forget their own).
+        AdminLog.forget_items([fresh, *owned])
         if self.verbosity >= 2:
             self.stdout.write(f"Purged {user.username} and {skills} user-skills.")
-        return Purge("purged", skills=skills, stats=int(stats is not None))
+        return Purge("purged", skills=skills, others=dict(others))
 
     @staticmethod
     def deleted_since(user: User, now: datetime) -> str:

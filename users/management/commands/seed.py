@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from django.core.management.base import CommandError
 
 from catalog.demo import demo_skills
+from dynamo import jobs
 from dynamo.batch import BATCH_SIZE, prepare_new, put_request
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
@@ -18,6 +19,7 @@ from users.demo import SIGN_UP_SPAN, DemoLearners
 from users.models import User
 
 DEFAULT_SEED = 42
+JOB = "seed"
 
 
 def parse_now(value: str) -> datetime:
@@ -47,6 +49,15 @@ def in_batches(items: Iterable[DynamoModel]) -> Iterator[Batch]:
         yield model, requests
 
 
+def describe(items: Iterable[DynamoModel]) -> str:
+    """Return how many items of each kind, as `48 skills, 20 users, ... and 20 stats`."""
+    counts: dict[type[DynamoModel], int] = {}
+    for item in items:
+        counts[type(item)] = counts.get(type(item), 0) + 1
+    parts = [f"{count} {model.verbose_name_plural}" for model, count in counts.items()]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
 class Command(DynamoCommand):
     help = (
         "Write a deterministic demo data set: the skills catalog, N learners with 1-8 skills "
@@ -65,7 +76,8 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--if-empty",
             action="store_true",
-            help="Do nothing when the users table already holds an item.",
+            help="Do nothing when the users table already holds an item, unless a seed was "
+            "interrupted: then finish that one, with its own options.",
         )
         parser.add_argument(
             "--now",
@@ -81,25 +93,35 @@ class Command(DynamoCommand):
         if threads < 1:
             raise CommandError("--threads must be 1 or more.")
         now = parse_now(options["now"]) if options["now"] else utcnow()
-        if options["if_empty"] and users_table_has_items():
-            self.stdout.write("The users table already holds data: nothing seeded.")
-            return
+        seed = options["random_seed"]
+        if options["if_empty"]:
+            unfinished = jobs.read_state(JOB)
+            if unfinished:
+                # Killed half-way: the same options give the same items, so writing them all
+                # again finishes the data set (the items already there are rewritten as is).
+                users, seed = unfinished["users"], unfinished["random_seed"]
+                now = parse_now(unfinished["now"])
+                self.stdout.write(f"An earlier seed of {users} users did not finish: finishing it.")
+            elif users_table_has_items():
+                self.stdout.write("The users table already holds data: nothing seeded.")
+                return
         started = time.perf_counter()
         catalog = [prepare_new(skill) for skill in demo_skills(now - SIGN_UP_SPAN)]
         for skill in catalog:
             skill.updated_at = skill.created_at
-        learners = list(DemoLearners(options["random_seed"], now, catalog).generate(users))
+        learners = list(DemoLearners(seed, now, catalog).generate(users))
         items: list[DynamoModel] = [*catalog]
         for learner in learners:
             items.extend(learner.items())
+        # Marked before the first write, cleared after the last: `--if-empty` finishes a seed
+        # that died in between instead of taking its half data set for a populated table.
+        jobs.store_state(JOB, {"users": users, "random_seed": seed, "now": now.isoformat()})
         with Progress(self.stdout, len(items), "Seeding") as progress:
             written = write_batches(in_batches(items), threads=threads, on_batch=progress.update)
-        holdings = sum(len(learner.skills) for learner in learners)
+        jobs.forget(JOB)
         self.stdout.write(
             self.style.SUCCESS(
-                f"Seeded {len(catalog)} skills, {len(learners)} users, "
-                f"{holdings} user-skills and {len(learners)} stats "
-                f"({written} items) in {time.perf_counter() - started:.1f} s: "
-                f"{self.meter.summary()}."
+                f"Seeded {describe(items)} ({written} items) in "
+                f"{time.perf_counter() - started:.1f} s: {self.meter.summary()}."
             )
         )
