@@ -83,3 +83,42 @@ def write_batches(
 def _write(model: type[DynamoModel], requests: list[dict[str, Any]]) -> int:
     write_requests(model, requests)
     return len(requests)
+
+
+def run_parallel(
+    work: Callable[[Any], Any],
+    items: Iterable[Any],
+    *,
+    threads: int = DEFAULT_THREADS,
+    on_done: Callable[[Any], None] | None = None,
+) -> int:
+    """Call `work(item)` for each item on `threads` threads; return how many ran.
+
+    Items are drawn lazily (a Query's pages are read while earlier items are in flight);
+    `on_done` gets each result on the calling thread. The first error stops the run.
+    """
+    count = 0
+    in_flight: set[Future[Any]] = set()
+
+    def collect(done: set[Future[Any]]) -> None:
+        nonlocal count
+        for future in done:
+            result = future.result()
+            count += 1
+            if on_done:
+                on_done(result)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dynamo-work") as pool:
+        try:
+            for item in items:
+                if len(in_flight) >= threads * 4:
+                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                    collect(done)
+                # Each task runs in a copy of this context, so the open meter sees its calls.
+                in_flight.add(pool.submit(contextvars.copy_context().run, work, item))
+            collect(in_flight)
+        except BaseException:
+            for future in in_flight:
+                future.cancel()
+            raise
+    return count

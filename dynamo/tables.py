@@ -191,3 +191,45 @@ def list_table_names(model: type[DynamoModel]) -> list[str]:
         if "LastEvaluatedTableName" not in page:
             return names
         kwargs["ExclusiveStartTableName"] = page["LastEvaluatedTableName"]
+
+
+def replace_index(
+    model: type[DynamoModel], index_name: str, report: Report = lambda _: None
+) -> bool:
+    """Drop an index whose keys differ from the model's and build it again; return if it did.
+
+    DynamoDB cannot change a GSI's keys in place: the old index is deleted (waiting until it
+    is gone) and the declared one created, waiting until ACTIVE. Safe to run again.
+    """
+    table = describe(model)
+    if table is None:
+        return False
+    stored = {i["IndexName"]: i for i in table.get("GlobalSecondaryIndexes", [])}
+    wanted = {i["IndexName"]: i for i in expected_table(model).get("GlobalSecondaryIndexes", [])}
+    replaced = False
+    if index_name in stored and _key_schema(stored[index_name]["KeySchema"]) != _key_schema(
+        wanted[index_name]["KeySchema"]
+    ):
+        wait_until_active(model)  # DynamoDB changes one index at a time
+        report(f"Deleting index {index_name} of {model.Meta.table_name} (its keys changed)")
+        client_for(model).update_table(
+            TableName=model.Meta.table_name,
+            GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": index_name}}],
+        )
+        wait_until_index_gone(model, index_name)
+        replaced = True
+    return bool(create_missing(model, report)) or replaced
+
+
+def wait_until_index_gone(
+    model: type[DynamoModel], index_name: str, timeout: float = WAIT_SECONDS
+) -> None:
+    """Block until a deleted index no longer appears in the table's description."""
+    deadline = time.monotonic() + timeout
+    while True:
+        table = describe(model) or {}
+        if index_name not in {i["IndexName"] for i in table.get("GlobalSecondaryIndexes", [])}:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Index {index_name} is still being deleted after {timeout:.0f}s")
+        time.sleep(POLL_SECONDS)

@@ -374,6 +374,7 @@ def test_two_rows_with_one_key_are_refused_before_writing(admin_client_, alice):
 
 def test_a_composite_key_round_trips_through_the_url(admin_client_, dynamo):
     Skill("c-sharp", name="C#", category="Programming").save()
+    User("o.brien_x", name="Orla O'Brien", email="orla@example.com").save()
     UserSkill.for_catalog("o.brien_x", Skill.get("c-sharp"), proficiency="Expert", years=2).save()
     listing = admin_client_.get("/admin/users/userskill/").content.decode()
 
@@ -422,6 +423,7 @@ def test_html_in_stored_values_is_escaped_on_every_item_page(admin_client_, dyna
 def test_adding_a_user_skill_copies_the_catalog_name_or_names_a_missing_skill(
     admin_client_, python
 ):
+    User("bob", name="Bob", email="bob@example.com").save()
     form = {"username": "bob", "proficiency": "Advanced", "years": "2", "notes": ""}
     missing = admin_client_.post("/admin/users/userskill/add/", {**form, "skill_id": "cobol"})
     added = admin_client_.post("/admin/users/userskill/add/", {**form, "skill_id": "python"})

@@ -18,6 +18,12 @@ def python(dynamo):
     return skill
 
 
+@pytest.fixture
+def learners(dynamo):
+    for username in ("alice", "bob"):
+        User(username, name=username.title(), email=f"{username}@example.com").save()
+
+
 def errors_of(item) -> dict[str, list[str]]:
     with pytest.raises(ValidationError) as caught:
         item.save()
@@ -52,21 +58,21 @@ def test_a_user_skill_is_checked_field_by_field(python):
     assert errors["years"] == ["Must be between 0 and 60."]
 
 
-def test_a_user_skill_must_reference_a_catalog_skill(dynamo):
+def test_a_user_skill_must_reference_a_catalog_skill(learners):
     errors = errors_of(UserSkill("alice", "cobol", proficiency="Expert", years=3))
 
     assert errors == {"skill_id": ["No catalog skill 'cobol'."]}
     assert UserSkill.get_or_none("alice", "cobol") is None
 
 
-def test_a_new_user_skill_copies_the_catalog_name_and_category(python):
+def test_a_new_user_skill_copies_the_catalog_name_and_category(python, learners):
     UserSkill("alice", "python", proficiency="Expert", years=6).save()
 
     stored = UserSkill.get("alice", "python")
     assert (stored.skill_name, stored.category) == ("Python", "Programming")
 
 
-def test_renaming_a_catalog_skill_rewrites_every_copy(python):
+def test_renaming_a_catalog_skill_rewrites_every_copy(python, learners):
     for username in ("alice", "bob"):
         UserSkill.for_catalog(username, python, proficiency="Advanced", years=2).save()
 

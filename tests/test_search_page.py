@@ -9,28 +9,43 @@ import pytest
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from users import views
-from users.models import UserSkill
+from users.models import User, UserSkill
 
 URL = "/skills/search/"
 
 
+ROWS = [
+    ("alice", "python", "Expert", 9),
+    ("bob", "python", "Expert", 5),
+    ("carol", "python", "Expert", 4),
+    ("dave", "python", "Advanced", 7),
+    ("erin", "python", "Beginner", 1),
+    ("gina", "python", "Intermediate", 12),
+    ("hugo", "python", "Advanced", 2),
+    ("ivan", "python", "Advanced", 3),
+    ("frank", "go", "Expert", 8),
+]
+
+
 @pytest.fixture
 def holders(dynamo):
-    """Python holders at several levels and years, and one Go expert."""
-    python = Skill("python", name="Python", category="Programming")
-    go = Skill("go", name="Go", category="Programming")
-    batch_put(Skill, [python, go])
-    rows = [
-        ("alice", python, "Expert", 9),
-        ("bob", python, "Expert", 5),
-        ("carol", python, "Expert", 4),
-        ("dave", python, "Advanced", 7),
-        ("erin", python, "Beginner", 1),
-        ("frank", go, "Expert", 8),
-    ]
+    """Python holders at every level with various years, and one Go expert."""
+    skills = {
+        "python": Skill("python", name="Python", category="Programming"),
+        "go": Skill("go", name="Go", category="Programming"),
+    }
+    batch_put(Skill, skills.values())
+    learners = {
+        username: User(username, name=username.title(), email=f"{username}@example.com")
+        for username, *_ in ROWS
+    }
+    batch_put(User, learners.values())
     batch_put(
         UserSkill,
-        [UserSkill.for_catalog(u, s, proficiency=p, years=y) for u, s, p, y in rows],
+        [
+            UserSkill.for_catalog(learners[u], skills[s], proficiency=p, years=y)
+            for u, s, p, y in ROWS
+        ],
     )
 
 
@@ -57,10 +72,56 @@ def test_without_years_it_lists_every_holder_at_the_level(holders, client):
     assert usernames(response) == ["alice", "bob", "carol"]
 
 
-def test_without_a_level_it_lists_every_holder_of_the_skill(holders, client):
+def test_without_a_level_it_lists_every_holder_best_level_first_then_most_years(holders, client):
     response = client.get(URL, {"skill": "Python"})
 
-    assert sorted(usernames(response)) == ["alice", "bob", "carol", "dave", "erin"]
+    # Expert, Advanced, Intermediate, Beginner: not the alphabetical order of the words.
+    assert usernames(response) == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina", "erin"]
+    assert response["X-DynamoDB-Calls"] == "1"
+
+
+def test_at_least_a_level_lists_that_level_and_better_with_enough_years_best_first(holders, client):
+    response = client.get(URL, {"skill": "Python", "min_level": "Advanced", "min_years": 3})
+
+    assert response.status_code == 200
+    assert usernames(response) == ["alice", "bob", "carol", "dave", "ivan"]
+    assert response["X-DynamoDB-Calls"] == "2"  # one Query per level
+    assert b"Advanced</strong> level or better" in response.content
+
+
+def test_at_least_the_lowest_level_lists_every_holder(holders, client):
+    response = client.get(URL, {"skill": "Python", "min_level": "Beginner"})
+
+    assert usernames(response) == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina", "erin"]
+
+
+def test_a_level_still_means_exactly_that_level(holders, client):
+    response = client.get(URL, {"skill": "Python", "level": "Advanced", "min_years": 3})
+
+    assert usernames(response) == ["dave", "ivan"]
+
+
+def test_min_years_without_a_level_means_any_level(holders, client):
+    response = client.get(URL, {"skill": "Python", "min_years": 5})
+
+    assert usernames(response) == ["alice", "bob", "dave", "gina"]
+
+
+@pytest.mark.parametrize("page_size", [1, 2, 3])
+def test_the_merged_listing_pages_through_one_signed_cursor_without_gaps_or_repeats(
+    holders, client, monkeypatch, page_size
+):
+    monkeypatch.setattr(views, "PAGE_SIZE", page_size)
+    seen, url = [], URL + "?skill=Python&min_level=Intermediate&min_years=2"
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200
+        assert int(response["X-DynamoDB-Calls"]) <= 3
+        seen += usernames(response)
+        next_url = response.context["next_url"]
+        url = URL + next_url if next_url else ""
+
+    assert seen == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina"]
 
 
 def test_an_empty_visit_shows_the_form_without_calling_dynamodb(holders, client):
@@ -83,8 +144,7 @@ def test_pages_follow_each_other_through_signed_cursors(holders, client, monkeyp
         next_url = response.context["next_url"]
         url = URL + next_url if next_url else ""
 
-    assert sorted(seen) == ["alice", "bob", "carol", "dave", "erin"]
-    assert len(seen) == 5
+    assert seen == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina", "erin"]
 
 
 def test_a_next_link_carries_rel_next(holders, client, monkeypatch):
@@ -124,7 +184,9 @@ def test_a_cursor_from_another_search_is_a_400_page(holders, client, monkeypatch
         ({"skill": "Python", "level": "Expert", "min_years": "-1"}, "min_years", "0"),
         ({"skill": "Python", "level": "Expert", "min_years": "five"}, "min_years", "whole"),
         ({"skill": "Python", "level": "Expert", "min_years": "2.5"}, "min_years", "whole"),
-        ({"skill": "Python", "min_years": "5"}, "min_years", "Choose a level too"),
+        ({"skill": "Python", "level": "Expert", "min_level": "Advanced"}, "min_level", "not both"),
+        ({"skill": "Python", "min_level": "Guru"}, "min_level", "Select a valid choice"),
+        ({"skill": "Python", "min_years": "61"}, "min_years", "60"),
         ({"skill": "", "level": "Expert"}, "skill", "required"),
     ],
 )
@@ -142,6 +204,7 @@ def test_bad_input_shows_the_form_with_an_error_and_status_400(
 def test_html_in_stored_values_is_escaped(dynamo, client):
     sneaky = Skill("sneaky", name="<script>alert(1)</script>", category="Other")
     batch_put(Skill, [sneaky])
+    batch_put(User, [User("mallory", name="Mallory", email="mallory@example.com")])
     batch_put(UserSkill, [UserSkill.for_catalog("mallory", sneaky, proficiency="Expert")])
 
     response = client.get(URL, {"skill": sneaky.name})

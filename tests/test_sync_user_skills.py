@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
-from users.models import UserSkill
+from users.models import User, UserSkill
 
 
 @pytest.fixture
@@ -19,6 +19,9 @@ def stale_copies(dynamo):
     python = Skill("python", name="Python", category="Programming")
     go = Skill("go", name="Go", category="Programming")
     batch_put(Skill, [python, go])
+    batch_put(
+        User, [User(u, name=u.title(), email=f"{u}@example.com") for u in ("alice", "bob", "carol")]
+    )
     for username in ("alice", "bob", "carol"):
         UserSkill.for_catalog(username, python, proficiency="Expert", years=6).save()
     UserSkill.for_catalog("alice", go, proficiency="Beginner", years=1).save()

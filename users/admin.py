@@ -13,6 +13,9 @@ class UserSkillInline(TabularInline):
     readonly_fields = ("skill_name", "category")
     extra = 1
 
+    def new_item(self, parent: User) -> UserSkill:
+        return super().new_item(parent).held_by(parent)
+
 
 class UserStatsInline(StackedInline):
     model = UserStats
@@ -57,5 +60,5 @@ class UserSkillAdmin(DynamoModelAdmin):
     list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
     list_filter = ["skill_id", SkillNameFilter]
     search_fields = ("=username", "^skill_id")
-    ordering = ("username", "-proficiency", "skill_id")
-    readonly_fields = ("skill_name", "category")
+    ordering = ("username", "-level", "skill_id")
+    readonly_fields = ("skill_name", "category", "level", "listed_skill_name")

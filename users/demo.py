@@ -151,10 +151,10 @@ class DemoLearners:
             created_at=created_at,
         )
         ready(user, self.between(created_at, self.now))
-        skills = [self.holding(username, skill, created_at) for skill in self.pick_skills()]
+        skills = [self.holding(user, skill, created_at) for skill in self.pick_skills()]
         if self.python is not None and number % EXPERT_PYTHONISTA_EVERY == 0:
             skills = [s for s in skills if s.skill_id != "python"][: MAX_SKILLS - 1]
-            skills.append(self.holding(username, self.python, created_at, "Expert", (5, 15)))
+            skills.append(self.holding(user, self.python, created_at, "Expert", (5, 15)))
         extras = [
             item
             for _, items in demo_learner_made.send(
@@ -189,7 +189,7 @@ class DemoLearners:
 
     def holding(
         self,
-        username: str,
+        learner: User,
         skill: Skill,
         since: datetime,
         proficiency: str | None = None,
@@ -200,7 +200,7 @@ class DemoLearners:
         low, high = years or YEARS_BY_PROFICIENCY[proficiency]
         added_at = self.between(since, self.now)
         holding = UserSkill.for_catalog(
-            username,
+            learner,
             skill,
             proficiency=proficiency,
             years=rng.randint(low, high),

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django import forms
 
 from .models import PROFICIENCIES
+from .search import TalentSearch
 
 
 class TalentSearchForm(forms.Form):
-    """Skill name, level and minimum years: what one Query on gsi_skill_level can answer."""
+    """Skill name, a level or a minimum level, and minimum years: what gsi_skill_level answers."""
 
     skill = forms.CharField(
         label="Skill",
@@ -21,6 +22,11 @@ class TalentSearchForm(forms.Form):
         choices=[("", "Any level"), *((p, p) for p in PROFICIENCIES)],
         required=False,
     )
+    min_level = forms.ChoiceField(
+        label="Or at least",
+        choices=[("", "—"), *((p, f"{p} or better") for p in PROFICIENCIES)],
+        required=False,
+    )
     min_years = forms.IntegerField(
         label="Min. years",
         min_value=0,
@@ -31,11 +37,16 @@ class TalentSearchForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("min_years") is not None and not cleaned.get("level"):
-            self.add_error("min_years", "Choose a level too: years are searched within a level.")
+        if cleaned.get("level") and cleaned.get("min_level"):
+            self.add_error("min_level", "Choose an exact level or a minimum level, not both.")
         return cleaned
 
-    def scope(self) -> str:
-        """Return the cursor scope of this search, so a page link fits only the same search."""
+    def criteria(self) -> TalentSearch:
+        """Return the search the valid form describes."""
         data = self.cleaned_data
-        return f"talent-search:{data['skill']}|{data['level']}|{data['min_years']}"
+        return TalentSearch(
+            data["skill"],
+            level=data["level"] or None,
+            min_level=data["min_level"] or None,
+            min_years=data["min_years"],
+        )

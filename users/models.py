@@ -25,6 +25,8 @@ validate_username = RegexValidator(
     "Use 3 to 30 letters, digits, '_', '-' or '.'.",
 )
 PROFICIENCIES = ("Beginner", "Intermediate", "Advanced", "Expert")
+# The sortable value of each proficiency: gsi_skill_level orders holders by it, not by the word.
+LEVELS = {proficiency: rank for rank, proficiency in enumerate(PROFICIENCIES, start=1)}
 validate_proficiency = one_of(PROFICIENCIES)
 validate_years = whole_number(0, 60)
 
@@ -165,14 +167,18 @@ class UserSkillsByDateIndex(GlobalIndex):
 
 
 class SkillLevelIndex(GlobalIndex):
-    """Talent search: holders of a skill by proficiency, then years (multi-attribute key)."""
+    """Talent search: listed holders of a skill by level, then years (multi-attribute key).
+
+    Sparse: a soft-deleted learner's user-skills carry no `listed_skill_name`, so no search
+    finds them.
+    """
 
     class Meta:
         index_name = "gsi_skill_level"
         projection = AllProjection()
 
-    skill_name = UnicodeAttribute(hash_key=True)
-    proficiency = UnicodeAttribute(range_key=True)
+    listed_skill_name = UnicodeAttribute(hash_key=True)
+    level = NumberAttribute(range_key=True)
     years = NumberAttribute(range_key=True)
 
 
@@ -193,21 +199,39 @@ class UserSkill(DynamoModel):
     proficiency = UnicodeAttribute()
     years = NumberAttribute(default=0)
     notes = UnicodeAttribute(null=True)
+    # Derived in clean(): the proficiency as a number (Beginner 1 … Expert 4) for the index.
+    level = NumberAttribute(null=True)
+    # Derived: skill_name while the learner is not soft-deleted, absent while they are.
+    listed_skill_name = UnicodeAttribute(null=True)
 
     gsi_skill_id = SkillHoldersIndex()
     gsi_user_created_at = UserSkillsByDateIndex()
     gsi_skill_level = SkillLevelIndex()
 
+    # The catalog skill and learner a batch path already holds (see for_catalog()).
+    _given_skill: Skill | None = None
+    _given_learner: User | None = None
+
     @classmethod
-    def for_catalog(cls, username: str, skill: Skill, **attributes: Any) -> UserSkill:
-        """Return a new user-skill that copies the catalog skill's name and category."""
-        return cls(
-            username,
-            skill.skill_id,
-            skill_name=skill.name,
-            category=skill.category,
-            **attributes,
-        )
+    def for_catalog(cls, learner: User | str, skill: Skill, **attributes: Any) -> UserSkill:
+        """Return a new user-skill of a learner for a catalog skill the caller already holds.
+
+        clean() checks the given objects instead of reading them again: the skill must have
+        been read, written or prepared for writing (it carries a version) and be valid; a
+        username given as a string is looked up. An object that fails is read from its table.
+        """
+        username = learner if isinstance(learner, str) else learner.username
+        holding = cls(username, skill.skill_id, **attributes)
+        holding._given_skill = skill
+        if not isinstance(learner, str):
+            holding._given_learner = learner
+        holding.copy_from_catalog(skill)
+        return holding
+
+    def held_by(self, learner: User) -> UserSkill:
+        """Use this learner object (stored, or written in the same transaction) in clean()."""
+        self._given_learner = learner
+        return self
 
     def copy_from_catalog(self, skill: Skill) -> None:
         """Refresh the denormalized name and category from the catalog skill."""
@@ -234,14 +258,79 @@ class UserSkill(DynamoModel):
         return errors
 
     def clean(self) -> None:
-        """A new user-skill must reference a catalog skill: copy its name and category."""
-        if self.version is not None or self.skill_name is not None:
-            return  # stored, or made by for_catalog() with the copies already in
-        if self.skill_id and SKILL_ID_RE.fullmatch(self.skill_id):
-            skill = Skill.get_or_none(self.skill_id)
-            if skill is None:
-                raise ValidationError({"skill_id": [f"No catalog skill {self.skill_id!r}."]})
+        """Copy name and category from the catalog, derive the level and the search listing.
+
+        Every write looks the catalog skill and the learner up (or checks the objects a batch
+        path gave), so neither an invented skill name nor a missing learner gets stored.
+        """
+        errors: dict[str, list[str]] = {}
+        skill = self.catalog_skill()
+        if skill is None and self.skill_id and SKILL_ID_RE.fullmatch(self.skill_id):
+            errors["skill_id"] = [f"No catalog skill {self.skill_id!r}."]
+        elif skill is not None:
             self.copy_from_catalog(skill)
+        learner = self.learner()
+        if learner is None and self.username and USERNAME_RE.fullmatch(self.username):
+            errors["username"] = [f"No learner {self.username!r}."]
+        self.level = LEVELS.get(self.proficiency)
+        listed = learner is not None and not learner.is_deleted
+        self.listed_skill_name = self.skill_name if listed else None
+        if errors:
+            raise ValidationError(errors)
+
+    def catalog_skill(self) -> Skill | None:
+        """Return the catalog skill this user-skill references (None if there is none)."""
+        given = self._given_skill
+        if (
+            given is not None
+            and given.skill_id == self.skill_id
+            and given.version is not None
+            and not given.field_errors()
+        ):
+            return given
+        if not self.skill_id or not SKILL_ID_RE.fullmatch(self.skill_id):
+            return None
+        return Skill.get_or_none(self.skill_id)
+
+    def learner(self) -> User | None:
+        """Return the learner holding this skill (None if there is none)."""
+        given = self._given_learner
+        if given is not None and given.username == self.username:
+            return given
+        if not self.username or not USERNAME_RE.fullmatch(self.username):
+            return None
+        return User.get_or_none(self.username)
+
+    @classmethod
+    def show_in_search(cls, username: str, *, visible: bool) -> int:
+        """List a learner's user-skills in gsi_skill_level or take them out; return how many."""
+        changed = 0
+        for holding in cls.query(username, consistent_read=True):
+            for _ in range(3):  # a concurrent rename may move skill_name between read and write
+                if holding.set_listed(visible):
+                    changed += 1
+                    break
+                holding = cls.get_or_none(username, holding.skill_id, consistent_read=True)
+                if holding is None or (holding.listed_skill_name is not None) == visible:
+                    break
+        return changed
+
+    def set_listed(self, visible: bool) -> bool:
+        """Set or remove the sparse search key if still needed; return whether it was written."""
+        cls = type(self)
+        if visible:
+            actions = [cls.listed_skill_name.set(self.skill_name)]
+            condition = cls.listed_skill_name.does_not_exist() & (cls.skill_name == self.skill_name)
+        else:
+            actions = [cls.listed_skill_name.remove()]
+            condition = cls.listed_skill_name.exists()
+        if (self.listed_skill_name is not None) == visible:
+            return True  # already as wanted
+        try:
+            self.update(actions=actions, condition=condition, add_version_condition=False)
+        except ConflictError:
+            return False
+        return True
 
     @classmethod
     def sync_with_catalog(cls, skill: Skill) -> int:
@@ -250,20 +339,35 @@ class UserSkill(DynamoModel):
         for holding in cls.gsi_skill_id.query(skill.skill_id):
             if holding.is_in_sync_with(skill):
                 continue
-            try:
-                holding.update(
-                    actions=[
-                        cls.skill_name.set(skill.name),
-                        cls.category.set(skill.category),
-                        cls.updated_at.set(utcnow()),
-                    ],
-                    condition=cls.username.exists(),
-                    add_version_condition=False,
-                )
-            except ConflictError:
-                continue  # removed meanwhile: nothing left to sync
-            rewritten += 1
+            if holding.rewrite_copy(skill):
+                rewritten += 1
         return rewritten
+
+    def rewrite_copy(self, skill: Skill) -> bool:
+        """Rewrite this holding's copies of the skill; return False if it is gone meanwhile."""
+        cls = type(self)
+        holding: UserSkill | None = self
+        for _ in range(3):  # a soft delete or restore may flip the listing between attempts
+            listed = holding.listed_skill_name is not None
+            actions = [
+                cls.skill_name.set(skill.name),
+                cls.category.set(skill.category),
+                cls.updated_at.set(utcnow()),
+            ]
+            if listed:
+                actions.append(cls.listed_skill_name.set(skill.name))
+                condition = cls.listed_skill_name.exists()
+            else:
+                condition = cls.username.exists() & cls.listed_skill_name.does_not_exist()
+            try:
+                holding.update(actions=actions, condition=condition, add_version_condition=False)
+            except ConflictError:
+                holding = cls.get_or_none(self.username, self.skill_id, consistent_read=True)
+                if holding is None:
+                    return False  # removed meanwhile: nothing left to sync
+                continue
+            return True
+        return False
 
     @classmethod
     def search(
@@ -275,10 +379,13 @@ class UserSkill(DynamoModel):
         limit: int | None = None,
         last_evaluated_key: dict[str, Any] | None = None,
     ):
-        """Find holders of a skill at a level with at least `min_years` years, in one Query."""
+        """Query listed holders of a skill at one level (or any), best first, in one Query.
+
+        `users.search.search` pages through "at least a level" and "any level with N+ years".
+        """
         condition = None
         if proficiency is not None:
-            condition = cls.proficiency == proficiency
+            condition = cls.level == LEVELS[proficiency]
             if min_years is not None:
                 condition &= cls.years >= min_years
         return cls.gsi_skill_level.query(

@@ -1,4 +1,4 @@
-"""Talent search: holders of a skill at a level with enough years, one Query per page."""
+"""Talent search: listed holders of a skill, best first, one Query per level on a page."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pynamodb.exceptions import PynamoDBException
 from dynamo import cursors
 
 from .forms import TalentSearchForm
-from .models import UserSkill
+from .search import search
 
 PAGE_SIZE = 25
 TEMPLATE = "users/search.html"
@@ -24,29 +24,19 @@ def talent_search(request: HttpRequest) -> HttpResponse:
         return render(request, TEMPLATE, context)
     if not form.is_valid():
         return render(request, TEMPLATE, context, status=400)
+    cursor = request.GET.get("cursor")
     try:
-        start = cursors.decode(request.GET.get("cursor"), form.scope())
+        page = search(form.criteria(), limit=PAGE_SIZE, cursor=cursor)
     except cursors.InvalidCursor as exc:
         return render(request, TEMPLATE, {**context, "error": str(exc)}, status=400)
-    data = form.cleaned_data
-    results = UserSkill.search(
-        data["skill"],
-        data["level"] or None,
-        data["min_years"],
-        limit=PAGE_SIZE,
-        last_evaluated_key=start,
-    )
-    try:
-        holders = list(results)
     except (BotoCoreError, ClientError, PynamoDBException):
         error = "The search is unavailable right now. Please try again in a moment."
         return render(request, TEMPLATE, {**context, "error": error}, status=503)
-    next_cursor = cursors.encode(results.last_evaluated_key, form.scope())
     context.update(
-        holders=holders,
-        is_first_page=start is None,
+        holders=page.holders,
+        is_first_page=not cursor,
         first_url=_page_url(request, None),
-        next_url=_page_url(request, next_cursor) if next_cursor else "",
+        next_url=_page_url(request, page.cursor) if page.cursor else "",
     )
     return render(request, TEMPLATE, context)
 
