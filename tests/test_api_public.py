@@ -112,6 +112,11 @@ def test_the_search_needs_no_credentials_and_finds_what_the_page_finds(holders, 
     assert calls(response) == 1
 
 
+def test_the_search_finds_a_level_or_better_best_first(holders, anonymous):
+    rows = follow(anonymous, "/api/search?skill=Python&min_level=Advanced&min_years=5&limit=2")
+    assert [r["username"] for r in rows] == ["alice", "bob", "dave"]
+
+
 def test_the_search_pages_by_cursor(holders, anonymous):
     rows = follow(anonymous, "/api/search?skill=Python&limit=2")
     assert sorted(r["username"] for r in rows) == ["alice", "bob", "carol", "dave", "erin"]

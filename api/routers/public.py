@@ -17,7 +17,8 @@ from stats.leaderboard import (
 )
 from stats.models import METRICS
 from users.forms import TalentSearchForm
-from users.models import PROFICIENCIES, User, UserSkill
+from users.models import PROFICIENCIES, User
+from users.search import search as search_holders
 from users.views import PAGE_SIZE as SEARCH_PAGE_SIZE
 
 from .. import paging
@@ -78,12 +79,15 @@ def search(
     response: HttpResponse,
     skill: str = Query(..., description="The catalog name, exactly: Python, AWS Lambda, …"),
     level: str | None = Query(None, description=f"Exactly this level: {', '.join(PROFICIENCIES)}."),
-    min_years: int | None = Query(None, description="At least this many years (with a level)."),
+    min_level: str | None = Query(None, description="This level or better, best first."),
+    min_years: int | None = Query(None, description="At least this many years (any level)."),
     cursor: str | None = None,
     limit: int = Query(SEARCH_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
 ):
-    """Find holders of a skill, as the talent search page does (one Query per page)."""
-    form = TalentSearchForm({"skill": skill, "level": level or "", "min_years": min_years})
+    """Find holders of a skill, as the talent search page does (one Query per level)."""
+    form = TalentSearchForm(
+        {"skill": skill, "level": level or "", "min_level": min_level or "", "min_years": min_years}
+    )
     if not form.is_valid():
         raise RequestValidationError(
             [
@@ -92,16 +96,9 @@ def search(
                 for message in messages
             ]
         )
-    start = paging.start_of(cursor, form.scope())
-    data = form.cleaned_data
-    results = UserSkill.search(
-        data["skill"],
-        data["level"] or None,
-        data["min_years"],
-        limit=limit,
-        last_evaluated_key=start,
-    )
-    holders = list(results)
-    next_cursor = paging.cursors.encode(results.last_evaluated_key, form.scope()) or None
-    paging.link_next(request, response, next_cursor)
-    return {"results": holders, "next": next_cursor}
+    try:
+        page = search_holders(form.criteria(), limit=limit, cursor=cursor)
+    except paging.cursors.InvalidCursor as exc:
+        raise HttpError(400, str(exc)) from exc
+    paging.link_next(request, response, page.cursor)
+    return {"results": page.holders, "next": page.cursor or None}
