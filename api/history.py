@@ -1,4 +1,4 @@
-"""History entries for API writes, so the admin's History pages show them with their actor."""
+"""API writes with their history entries, so the admin's History pages show them and who."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from django.http import HttpRequest
 
 from dynamo.models import DynamoModel
 from dynamo_admin.display import plain
-from dynamo_admin.models import AdminLog
+from dynamo_admin.models import ADDITION, CHANGE, DELETION, AdminLog
+from dynamo_admin.writes import write_with_history
 
-ADDITION, CHANGE, DELETION = "add", "change", "delete"
+__all__ = ["ADDITION", "CHANGE", "DELETION", "log_session", "snapshot", "write"]
 
 
 def snapshot(item: DynamoModel) -> dict[str, Any]:
@@ -27,21 +28,27 @@ def changes_between(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
     }
 
 
-def log(request: HttpRequest, item: DynamoModel, action: str, before: dict[str, Any]) -> None:
-    """Record an add, change or delete made through the API by the request's user.
+def actor(request: HttpRequest) -> str:
+    """Return the name history entries give the request's user (a token's owner)."""
+    return request.user.get_username()
 
-    `before` is the item's snapshot before the write ({} for an addition).
+
+def write(request: HttpRequest, item: DynamoModel, action: str, before: dict | None = None):
+    """Write an item and its history entry in one transaction, through the domain hooks.
+
+    `before` is the item's snapshot as read (None for an addition); a change or delete is
+    conditional on the version read, an addition on the key being free.
     """
-    after = {} if action == DELETION else snapshot(item)
-    changes = changes_between(before, after)
-    AdminLog.record(item, action, user=request.user.get_username(), changes=changes)
+    changes = {} if action == DELETION else changes_between(before or {}, snapshot(item))
+    write_with_history(item, action, actor(request), changes)
 
 
 def log_session(request: HttpRequest, stats: DynamoModel, session: dict[str, Any]) -> None:
     """Record a study session on the learner's stats: the session and the XP it moved.
 
-    The stats are moved by ADD without a read first, so the XP before is the XP after less
-    the session's: exact even when sessions run concurrently.
+    record_session moves the stats with ADD and no read, so the entry cannot share its
+    UpdateItem's transaction; it follows it. The XP before is the XP after less the
+    session's: exact even when sessions run concurrently.
     """
     changes = {
         "session": [None, plain(session)],
@@ -49,4 +56,4 @@ def log_session(request: HttpRequest, stats: DynamoModel, session: dict[str, Any
         "sessions": [stats.sessions - 1, stats.sessions],
     }
     action = ADDITION if stats.sessions == 1 else CHANGE
-    AdminLog.record(stats, action, user=request.user.get_username(), changes=changes)
+    AdminLog.record(stats, action, user=actor(request), changes=changes)

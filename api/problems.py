@@ -14,7 +14,13 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as RequestValidationError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo.exceptions import AlreadyExists, BadKey, EngineUnavailable, StaleVersion
+from dynamo.exceptions import (
+    AlreadyExists,
+    BadKey,
+    ConflictError,
+    EngineUnavailable,
+    StaleVersion,
+)
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
@@ -157,6 +163,10 @@ def install(api) -> None:
     @api.exception_handler(BadKey)
     def on_bad_key(request: HttpRequest, exc: BadKey) -> HttpResponse:
         return problem(400, str(exc))
+
+    @api.exception_handler(ConflictError)
+    def on_conflict(request: HttpRequest, exc: ConflictError) -> HttpResponse:
+        return problem(409, str(exc))
 
     @api.exception_handler(AlreadyExists)
     def on_exists(request: HttpRequest, exc: AlreadyExists) -> HttpResponse:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dynamo_admin.models import AdminLog
 from stats.models import UserStats
 from tests.api_fixtures import problem_of
@@ -20,6 +22,7 @@ def test_it_creates_a_learner_with_a_hashed_password_and_logs_it(dynamo, api_cli
     assert stored.created_month == stored.created_at.strftime("%Y-%m")
     [entry] = AdminLog.history(stored)
     assert (entry.action, entry.user) == ("add", "eve")
+    assert stored.password_hash not in json.dumps(entry.changes)  # secrets are masked
 
 
 def test_creating_a_taken_username_is_a_conflict(dynamo, alice, api_client):
@@ -69,6 +72,7 @@ def test_a_stale_learner_edit_is_refused(dynamo, alice, api_client):
     response = api_client.patch("/api/learners/alice", {"name": "X"}, **{"If-Match": '"99"'})
     assert response.status_code == 412
     assert User.get("alice").name == "Alice Liddell"
+    assert AdminLog.history(alice) == []
 
 
 def test_the_username_cannot_be_changed(dynamo, alice, api_client):

@@ -185,7 +185,7 @@ def test_it_deletes_a_skill_nobody_holds_and_logs_it(dynamo, python, api_client)
     assert response.status_code == 204
     assert Skill.get_or_none("python") is None
     [entry] = AdminLog.history(python)
-    assert (entry.action, entry.user, entry.changes["name"]) == ("delete", "eve", ["Python", None])
+    assert (entry.action, entry.user) == ("delete", "eve")  # a deleted item's values are forgotten
 
 
 def test_a_reader_may_not_change_the_catalog(dynamo, python, reader_client):

@@ -7,6 +7,7 @@ from ninja import Query, Router, Status
 from ninja.errors import HttpError
 
 from catalog.models import SKILL_ID_RE
+from dynamo.models import utcnow
 from stats.activity import record_session
 from stats.models import UserStats
 from users.models import USERNAME_RE, User, UserSkill
@@ -70,8 +71,7 @@ def create_learner(request: HttpRequest, response: HttpResponse, payload: Learne
     password = data.pop("password")
     learner = User(data.pop("username"), **data)
     learner.set_password(password)
-    learner.save()
-    history.log(request, learner, history.ADDITION, {})
+    history.write(request, learner, history.ADDITION)
     tag(response, learner)
     return Status(201, learner)
 
@@ -92,8 +92,7 @@ def _update_learner(request: HttpRequest, response: HttpResponse, username: str,
     before = history.snapshot(learner)
     for name, value in changes.items():
         setattr(learner, name, value)
-    learner.save()  # a new name reaches the leaderboards through written()
-    history.log(request, learner, history.CHANGE, before)
+    history.write(request, learner, history.CHANGE, before)  # written(): boards follow a rename
     tag(response, learner)
     return learner
 
@@ -123,8 +122,8 @@ def delete_learner(request: HttpRequest, response: HttpResponse, username: str):
     if learner.is_deleted:
         raise HttpError(409, f"{username} is soft-deleted already.")
     before = history.snapshot(learner)
-    learner.soft_delete()
-    history.log(request, learner, history.CHANGE, before)
+    learner.deleted_at = utcnow()
+    history.write(request, learner, history.CHANGE, before)  # written(): off the boards
     tag(response, learner)
     return learner
 
@@ -138,8 +137,8 @@ def restore_learner(request: HttpRequest, response: HttpResponse, username: str)
     if not learner.is_deleted:
         raise HttpError(409, f"{username} is not soft-deleted.")
     before = history.snapshot(learner)
-    learner.restore()
-    history.log(request, learner, history.CHANGE, before)
+    learner.deleted_at = None
+    history.write(request, learner, history.CHANGE, before)  # written(): back on the boards
     tag(response, learner)
     return learner
 
@@ -181,8 +180,8 @@ def add_learner_skill(
     get_active_learner_or_404(username)
     data = payload.model_dump()
     held = UserSkill(username, data.pop("skill_id"), **data)
-    held.save()  # clean() copies the catalog's name and category, or names a missing skill
-    history.log(request, held, history.ADDITION, {})
+    # clean() copies the catalog's name and category, or names a missing skill.
+    history.write(request, held, history.ADDITION)
     tag(response, held)
     return Status(201, held)
 
@@ -205,8 +204,7 @@ def _update_learner_skill(
     before = history.snapshot(held)
     for name, value in changes.items():
         setattr(held, name, value)
-    held.save()
-    history.log(request, held, history.CHANGE, before)
+    history.write(request, held, history.CHANGE, before)
     tag(response, held)
     return held
 
@@ -242,9 +240,7 @@ def remove_learner_skill(request: HttpRequest, username: str, skill_id: str):
     require(request, "users.delete_userskill")
     held = get_learner_skill_or_404(username, skill_id)
     check_if_match(request, held)
-    before = history.snapshot(held)
-    held.delete()
-    history.log(request, held, history.DELETION, before)
+    history.write(request, held, history.DELETION)
     return Status(204, None)
 
 

@@ -100,8 +100,7 @@ def create_skill(request: HttpRequest, response: HttpResponse, payload: SkillCre
     require(request, "catalog.add_skill")
     data = payload.model_dump()
     skill = Skill(data.pop("skill_id"), **{**data, "tags": set(data["tags"]) or None})
-    skill.save()
-    history.log(request, skill, history.ADDITION, {})
+    history.write(request, skill, history.ADDITION)
     tag(response, skill)
     return Status(201, skill)
 
@@ -124,8 +123,8 @@ def _update(request: HttpRequest, response: HttpResponse, skill_id: str, changes
         changes["tags"] = set(changes["tags"] or ()) or None
     for name, value in changes.items():
         setattr(skill, name, value)
-    skill.save()  # conditional on the version If-Match named; copies follow via written()
-    history.log(request, skill, history.CHANGE, before)
+    # Conditional on the version If-Match named; holders' copies follow through written().
+    history.write(request, skill, history.CHANGE, before)
     tag(response, skill)
     return skill
 
@@ -157,7 +156,5 @@ def delete_skill(request: HttpRequest, skill_id: str):
             f"Learners hold {skill.name!r} (for one, {holder.username}): remove it from them "
             "before deleting it from the catalog.",
         )
-    before = history.snapshot(skill)
-    skill.delete()
-    history.log(request, skill, history.DELETION, before)
+    history.write(request, skill, history.DELETION)
     return Status(204, None)
