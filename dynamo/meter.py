@@ -16,6 +16,15 @@ WRITE_OPERATIONS = frozenset(
     {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 )
 _START = "skillboard_meter_started"
+_TARGETS = "skillboard_meter_targets"
+# What each item of a transaction asks IAM for: DynamoDB authorizes the items, not the call.
+TRANSACT_ITEM_ACTIONS = {
+    "Put": "PutItem",
+    "Update": "UpdateItem",
+    "Delete": "DeleteItem",
+    "ConditionCheck": "ConditionCheckItem",
+    "Get": "GetItem",
+}
 
 
 @dataclass
@@ -27,6 +36,8 @@ class Call:
     seconds: float
     read_units: float
     write_units: float
+    # (IAM action, resource) pairs: resource is a table name, `table/index/name` or `*`.
+    targets: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -71,6 +82,9 @@ class Meter:
         )
 
 
+# Callables given every call any meter records (the test suite's IAM audit listens here).
+observers: list[Any] = []
+
 _current: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
     "dynamo_meter", default=None
 )
@@ -112,10 +126,30 @@ def _capacity(parsed: dict[str, Any], operation: str) -> tuple[float, float]:
     return read, write
 
 
-def _ask_for_capacity(params: dict[str, Any], model: Any = None, **_: Any) -> None:
+def targets(operation: str, params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Return the (IAM action, table or index) pairs one call needs permission for."""
+    if "TableName" in params:
+        index = params.get("IndexName")
+        return ((operation, params["TableName"] + (f"/index/{index}" if index else "")),)
+    if "RequestItems" in params:  # BatchGetItem, BatchWriteItem
+        return tuple((operation, table) for table in params["RequestItems"])
+    if "TransactItems" in params:
+        return tuple(
+            (TRANSACT_ITEM_ACTIONS[kind], body["TableName"])
+            for item in params["TransactItems"]
+            for kind, body in item.items()
+        )
+    return ((operation, "*"),)  # ListTables and other account-wide calls
+
+
+def _ask_for_capacity(
+    params: dict[str, Any], model: Any = None, context: dict[str, Any] | None = None, **_: Any
+) -> None:
     members = getattr(getattr(model, "input_shape", None), "members", {})
     if "ReturnConsumedCapacity" in members:
         params.setdefault("ReturnConsumedCapacity", "TOTAL")
+    if context is not None and model is not None:
+        context[_TARGETS] = targets(model.name, params)
 
 
 def _before_call(context: dict[str, Any] | None = None, **_: Any) -> None:
@@ -141,7 +175,10 @@ def _after_call(
         consumed = parsed.get("ConsumedCapacity")
         if isinstance(consumed, dict):
             table = consumed.get("TableName", "")
-    meter.calls.append(Call(operation, table, seconds, read, write))
+    call = Call(operation, table, seconds, read, write, (context or {}).get(_TARGETS, ()))
+    meter.calls.append(call)
+    for observer in observers:
+        observer(call)
 
 
 def instrument(client: Any) -> Any:

@@ -102,4 +102,9 @@ def configure_endpoint() -> str | None:
 
 
 # Admin and API test fixtures (staff users, logged-in and token clients, sample items).
-pytest_plugins = ["tests.admin_fixtures", "tests.api_fixtures", "tests.browser_fixtures"]
+pytest_plugins = [
+    "tests.admin_fixtures",
+    "tests.api_fixtures",
+    "tests.browser_fixtures",
+    "tests.iam_audit",
+]

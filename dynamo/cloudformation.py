@@ -1,0 +1,129 @@
+"""Describe this prefix's tables and a least-privilege IAM policy as a CloudFormation template.
+
+The tables come from the models (`tables.expected_table`, what `create_tables` sends), so the
+template and the tables the code creates cannot drift apart. The policy grants the data-plane
+actions the DynamoDB layer performs, on these tables and their indexes only; schema changes
+(CreateTable, UpdateTable, DeleteTable) are CloudFormation's job and are not granted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import tables
+from .models import DynamoModel, table_name_for
+
+# What the application calls on a table: item reads and writes (transaction items are
+# authorized one by one as GetItem, PutItem, UpdateItem, DeleteItem, ConditionCheckItem),
+# batches, paged Queries and Scans (admin changelists, backups), and DescribeTable
+# (health check, `create_tables --check`, dump and load).
+TABLE_ACTIONS = (
+    "BatchGetItem",
+    "BatchWriteItem",
+    "ConditionCheckItem",
+    "DeleteItem",
+    "DescribeTable",
+    "GetItem",
+    "PutItem",
+    "Query",
+    "Scan",
+    "UpdateItem",
+)
+# Indexes are only read: Queries, and paged Scans of a sparse index (the gardener, the admin).
+INDEX_ACTIONS = ("Query", "Scan")
+# Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
+SCHEMA_ACTIONS = frozenset({"CreateTable", "UpdateTable", "DeleteTable", "ListTables"})
+
+
+def logical_id(model: type[DynamoModel]) -> str:
+    """Return the template's name for a model's table (`user-skills` -> `UserSkillsTable`)."""
+    words = model.Meta.table_suffix.replace("_", "-").split("-")
+    return "".join(word.capitalize() for word in words) + "Table"
+
+
+def table_resource(model: type[DynamoModel], prefix: str) -> dict[str, Any]:
+    """Return the AWS::DynamoDB::Table resource for a model under a prefix."""
+    request = tables.expected_table(model)
+    properties: dict[str, Any] = {
+        "TableName": table_name_for(model, prefix),
+        "AttributeDefinitions": request["AttributeDefinitions"],
+        "KeySchema": request["KeySchema"],
+        "BillingMode": "PAY_PER_REQUEST",
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        "DeletionProtectionEnabled": True,
+    }
+    if request.get("GlobalSecondaryIndexes"):
+        # Multi-attribute keys are listed as the API takes them: HASH entries first, then
+        # RANGE entries, each in the order a Query walks them.
+        properties["GlobalSecondaryIndexes"] = request["GlobalSecondaryIndexes"]
+    return {
+        "Type": "AWS::DynamoDB::Table",
+        "DeletionPolicy": "Retain",
+        "UpdateReplacePolicy": "Retain",
+        "Properties": properties,
+    }
+
+
+def index_names(model: type[DynamoModel]) -> list[str]:
+    """Return the names of a model's global secondary indexes."""
+    return [i["IndexName"] for i in tables.expected_table(model).get("GlobalSecondaryIndexes", [])]
+
+
+def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, Any]:
+    """Return the AWS::IAM::ManagedPolicy granting the application's actions on these tables."""
+    table_arns = [{"Fn::GetAtt": [logical_id(m), "Arn"]} for m in models]
+    index_arns = [
+        {"Fn::Sub": f"${{{logical_id(m)}.Arn}}/index/{name}"}
+        for m in models
+        for name in index_names(m)
+    ]
+    statements = [
+        {
+            "Sid": "Tables",
+            "Effect": "Allow",
+            "Action": [f"dynamodb:{action}" for action in TABLE_ACTIONS],
+            "Resource": table_arns,
+        },
+    ]
+    if index_arns:
+        statements.append(
+            {
+                "Sid": "Indexes",
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{action}" for action in INDEX_ACTIONS],
+                "Resource": index_arns,
+            }
+        )
+    return {
+        "Type": "AWS::IAM::ManagedPolicy",
+        "Properties": {
+            "Description": f"Skillboard's DynamoDB access to the {prefix}* tables",
+            "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+        },
+    }
+
+
+def template(prefix: str | None = None) -> dict[str, Any]:
+    """Return the CloudFormation template of every table under a prefix and its IAM policy."""
+    models = tables.all_models()
+    prefix = (
+        prefix
+        if prefix is not None
+        else models[0].Meta.table_name.removesuffix(models[0].Meta.table_suffix)
+    )
+    resources: dict[str, Any] = {logical_id(m): table_resource(m, prefix) for m in models}
+    resources["DynamoDBAccessPolicy"] = policy_resource(models, prefix)
+    outputs: dict[str, Any] = {
+        logical_id(m): {"Value": {"Ref": logical_id(m)}, "Description": "table name"}
+        for m in models
+    }
+    outputs["DynamoDBAccessPolicy"] = {
+        "Value": {"Ref": "DynamoDBAccessPolicy"},
+        "Description": "attach to the web and worker hosts' role",
+    }
+    return {
+        "AWSTemplateFormatVersion": "2010-09-09",
+        "Description": f"Skillboard DynamoDB tables ({prefix}*) and the IAM policy to use them",
+        "Resources": resources,
+        "Outputs": outputs,
+    }

@@ -1,0 +1,30 @@
+"""Print the CloudFormation template of this prefix's tables and their IAM policy."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from dynamo import cloudformation
+
+
+class Command(BaseCommand):
+    help = (
+        "Print a CloudFormation template (JSON) of this prefix's DynamoDB tables, generated "
+        "from the models, with a least-privilege IAM managed policy for the application."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--prefix",
+            default=None,
+            help="Table name prefix (DYNAMODB_TABLE_PREFIX by default).",
+        )
+
+    def handle(self, *args, prefix: str | None = None, **options):
+        prefix = settings.DYNAMODB_TABLE_PREFIX if prefix is None else prefix
+        if not prefix:
+            raise CommandError("Give a table prefix: an empty one would claim every table.")
+        self.stdout.write(json.dumps(cloudformation.template(prefix), indent=2))

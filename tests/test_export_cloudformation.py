@@ -1,0 +1,121 @@
+"""export_cloudformation: a template cfn-lint accepts, of exactly the tables create_tables makes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from dynamo import cloudformation, tables
+from dynamo.models import table_name_for
+from tests.iam_audit import allowed
+
+CFN_LINT = Path(sys.executable).parent / "cfn-lint"
+
+
+def export(*args: str) -> dict:
+    out = StringIO()
+    call_command("export_cloudformation", *args, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def table_resources(template: dict) -> dict[str, dict]:
+    return {
+        r["Properties"]["TableName"]: r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::DynamoDB::Table"
+    }
+
+
+def keys(entries: list[dict]) -> list[tuple[str, str]]:
+    return [(e["AttributeName"], e["KeyType"]) for e in entries]
+
+
+def indexes(entries: list[dict]) -> dict[str, tuple]:
+    return {
+        i["IndexName"]: (keys(i["KeySchema"]), i["Projection"]["ProjectionType"]) for i in entries
+    }
+
+
+def test_cfn_lint_accepts_the_template(tmp_path):
+    path = tmp_path / "skillboard.json"
+    path.write_text(json.dumps(export("--prefix", "skillboard-prod-")))
+
+    result = subprocess.run([str(CFN_LINT), str(path)], capture_output=True, text=True, timeout=300)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_table_is_on_demand_recoverable_and_protected_from_deletion():
+    described = table_resources(export("--prefix", "skillboard-prod-"))
+
+    assert sorted(described) == sorted(
+        table_name_for(m, "skillboard-prod-") for m in tables.all_models()
+    )
+    for properties in described.values():
+        assert properties["BillingMode"] == "PAY_PER_REQUEST"
+        assert properties["PointInTimeRecoverySpecification"] == {
+            "PointInTimeRecoveryEnabled": True
+        }
+        assert properties["DeletionProtectionEnabled"] is True
+
+
+def test_multi_attribute_index_keys_keep_their_query_order():
+    described = table_resources(export("--prefix", "p-"))
+
+    leaderboard = indexes(described["p-user-stats"]["GlobalSecondaryIndexes"])
+    assert leaderboard["gsi_leaderboard_xp"][0] == [
+        ("leaderboard_partition", "HASH"),
+        ("xp", "RANGE"),
+        ("username", "RANGE"),
+    ]
+
+
+def test_the_policy_names_only_this_prefixs_tables_and_indexes_and_no_schema_change():
+    template = export("--prefix", "skillboard-prod-")
+
+    granted = allowed(template)
+    names = set(table_resources(template))
+    assert {target.partition("/index/")[0] for _, target in granted} == names
+    assert {action for action, _ in granted}.isdisjoint(cloudformation.SCHEMA_ACTIONS)
+    index_grants = {action for action, target in granted if "/index/" in target}
+    assert index_grants == {"Query", "Scan"}
+    statements = template["Resources"]["DynamoDBAccessPolicy"]["Properties"]["PolicyDocument"]
+    assert all("*" not in action for s in statements["Statement"] for action in s["Action"])
+
+
+def test_an_empty_prefix_is_refused():
+    with pytest.raises(CommandError, match="prefix"):
+        call_command("export_cloudformation", "--prefix", "")
+
+
+@pytest.fixture
+def created(bare_engine):
+    """This test's own prefix with every table create_tables makes; dropped afterwards."""
+    call_command("create_tables", stdout=StringIO())
+    yield
+    call_command("delete_tables", "--yes", stdout=StringIO())
+
+
+def test_the_tables_it_describes_are_the_tables_create_tables_makes(created):
+    prefix = tables.all_models()[0].Meta.table_name.removesuffix(
+        tables.all_models()[0].Meta.table_suffix
+    )
+
+    described = table_resources(export("--prefix", prefix))
+    for model in tables.all_models():
+        stored = tables.describe(model)
+        wanted = described[model.Meta.table_name]
+        assert keys(stored["KeySchema"]) == keys(wanted["KeySchema"])
+        assert indexes(stored.get("GlobalSecondaryIndexes", [])) == indexes(
+            wanted.get("GlobalSecondaryIndexes", [])
+        )
+        assert {
+            (a["AttributeName"], a["AttributeType"]) for a in stored["AttributeDefinitions"]
+        } == {(a["AttributeName"], a["AttributeType"]) for a in wanted["AttributeDefinitions"]}
