@@ -127,7 +127,11 @@ def check_ordering(model_admin) -> list[checks.CheckMessage]:
 def _known(model_admin, name: Any) -> bool:
     if callable(name) or name == "__str__":
         return True
-    return name in model_admin.model.get_attributes() or callable(getattr(model_admin, name, None))
+    return (
+        name in model_admin.model.get_attributes()
+        or callable(getattr(model_admin, name, None))
+        or hasattr(model_admin.model, name)
+    )
 
 
 def check_list_display(model_admin) -> list[checks.CheckMessage]:

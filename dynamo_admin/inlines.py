@@ -29,7 +29,7 @@ class InlineRow:
     """One form of an inline and the read-only values shown beside it."""
 
     form: ItemForm
-    readonly: list[tuple[str, str]] = field(default_factory=list)
+    readonly: list[tuple[str, str, str]] = field(default_factory=list)  # name, label, value
 
 
 class InlineItemForm(ItemForm):
@@ -121,13 +121,22 @@ class InlineFormSet:
             return None  # not a row of this parent: the form counts as a new row
         return self.inline.model(*key)
 
+    @property
+    def readonly_headers(self) -> list[tuple[str, str]]:
+        """Return (name, label) of each read-only column, labelled as the admin labels fields."""
+        return [(name, self.inline.label_for(name)) for name in self.readonly]
+
     def rows(self) -> list[InlineRow]:
         empty = self.inline.get_empty_value_display()
         rows = []
         for form in self.formset.forms:
             item = self.items.get(form.initial.get(KEY_FIELD, ""))
             values = [
-                (name, display(self.inline.value_for(item, name), empty) if item else "")
+                (
+                    name,
+                    self.inline.label_for(name),
+                    display(self.inline.value_for(item, name), empty) if item else "",
+                )
                 for name in self.readonly
             ]
             rows.append(InlineRow(form, values))

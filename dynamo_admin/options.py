@@ -98,15 +98,39 @@ class BaseDynamoAdmin:
     def get_empty_value_display(self) -> str:
         return self.empty_value_display
 
-    def value_for(self, item: DynamoModel, name: str) -> Any:
-        """Return the value a column or read-only field shows for an item; secrets masked."""
+    def value_for(self, item: DynamoModel, name: str | Callable) -> Any:
+        """Return what a column or read-only field shows, found as Django's lookup_field does.
+
+        A callable is called with the item; a name is looked up on the admin (a method called
+        with the item), then on the item (an attribute, or a method called with nothing).
+        Secret attributes show masked.
+        """
+        if callable(name):
+            return name(item)
         if name == "__str__":
             return str(item)
         method = getattr(self, name, None)
         if callable(method):
             return method(item)
         value = getattr(item, name, None)
+        if callable(value):
+            return value()
         return masked(value) if name in secret_fields(item) and value else value
+
+    def empty_value_for(self, name: str | Callable) -> str:
+        """Return the empty-value text of a field: its own `empty_value_display` first."""
+        function = name if callable(name) else getattr(self, name, None)
+        default = self.get_empty_value_display()
+        return getattr(function, "empty_value_display", default)
+
+    def label_for(self, name: str | Callable) -> str:
+        """Return a field's label: its `short_description`, else its name humanised."""
+        if callable(name):
+            attribute, name = name, name.__name__
+        else:
+            attribute = getattr(self, name, None) or getattr(self.model, name, None)
+        description = getattr(attribute, "short_description", None)
+        return capfirst(description or name.replace("_", " "))
 
     # Permissions of the admin's own model, with Django's names and signatures.
     def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
@@ -123,11 +147,6 @@ class BaseDynamoAdmin:
 
     def has_view_or_change_permission(self, request, obj: DynamoModel | None = None) -> bool:
         return self.has_view_permission(request, obj) or self.has_change_permission(request, obj)
-
-    def label_for(self, name: str) -> str:
-        attribute_or_method = getattr(self, name, None)
-        description = getattr(attribute_or_method, "short_description", None)
-        return capfirst(description or name.replace("_", " "))
 
 
 class DynamoModelAdmin(BaseDynamoAdmin):
@@ -157,8 +176,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return f"{type(self).__module__}.{type(self).__name__}"
 
     # --- option hooks ---------------------------------------------------------------------
-    def get_list_display(self, request) -> list[str]:
-        return [n if isinstance(n, str) else n.__name__ for n in self.list_display]
+    def get_list_display(self, request) -> list[str | Callable]:
+        return list(self.list_display)
 
     def get_list_filter(self, request) -> Sequence[Any]:
         return self.list_filter
@@ -223,7 +242,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return names | {a if isinstance(a, str) else a.__name__ for a in self.actions}
 
     # --- columns --------------------------------------------------------------------------
-    def column_header(self, name: str) -> str:
+    def column_header(self, name: str | Callable) -> str:
         if name == "__str__":
             return capfirst(self.model.verbose_name)
         return self.label_for(name)

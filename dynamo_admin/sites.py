@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.admin import AdminSite
 from django.contrib.admin.sites import AlreadyRegistered, NotRegistered
 from django.urls import NoReverseMatch, include, path, re_path, reverse
-from django.utils.text import capfirst
+from django.utils.text import capfirst, format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from dynamo.models import DynamoModel
 
@@ -20,6 +22,11 @@ class DynamoAdminSite(AdminSite):
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
         self._dynamo_registry: dict[type[DynamoModel], DynamoModelAdmin] = {}
+        # The project names its site in settings; without it the titles stay Django's.
+        site_name = getattr(settings, "ADMIN_SITE_NAME", "")
+        if site_name:
+            self.site_header = format_lazy(_("{name} administration"), name=site_name)
+            self.site_title = format_lazy(_("{name} site admin"), name=site_name)
 
     # --- registry -------------------------------------------------------------------------
     def register(self, model_or_iterable, admin_class=None, **options: Any) -> None:

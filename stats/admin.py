@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django import forms
 from django.contrib import messages
 from django.contrib.admin import action
 from django.core.exceptions import ValidationError
@@ -12,10 +11,12 @@ from django.utils import timezone
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
 from dynamo_admin.keys import object_id
-from dynamo_admin.options import DynamoModelAdmin
+from dynamo_admin.options import DynamoModelAdmin, StackedInline
 from dynamo_admin.sources import IndexQuery
+from users.admin import UserAdmin
 
 from .activity import record_session
+from .forms import StudySessionForm
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
 # Keys of the app's bookkeeping items in the table (reminder watermark, reshard checkpoint).
@@ -55,12 +56,18 @@ class ReminderBucketFilter(IndexFilter):
         return [(reminder_bucket(now + timedelta(hours=h)),) * 2 for h in range(6)]
 
 
-class StudySessionForm(forms.Form):
-    xp = forms.IntegerField(min_value=0, label="XP")
-    questions = forms.IntegerField(min_value=0)
-    correct = forms.IntegerField(min_value=0)
-    minutes = forms.FloatField(min_value=0)
-    when = forms.DateTimeField(required=False, help_text="Leave empty for now.")
+class UserStatsInline(StackedInline):
+    """A learner's stats on the learner's page: stats depend on users, not the reverse."""
+
+    model = UserStats
+    fk_name = "username"
+    fields = ("xp", "streak", "efficiency", "accuracy", "next_reminder_at", "leaderboard_partition")
+    readonly_fields = ("leaderboard_partition",)
+    max_num = 1
+    verbose_name_plural = "stats"
+
+
+UserAdmin.inlines = (*UserAdmin.inlines, UserStatsInline)
 
 
 @register(UserStats)

@@ -1,7 +1,6 @@
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter, SparseIndexFilter
-from dynamo_admin.options import DynamoModelAdmin, StackedInline, TabularInline
-from stats.models import UserStats
+from dynamo_admin.options import DynamoModelAdmin, TabularInline
 
 from .models import User, UserSkill
 
@@ -15,15 +14,6 @@ class UserSkillInline(TabularInline):
 
     def new_item(self, parent: User) -> UserSkill:
         return super().new_item(parent).held_by(parent)
-
-
-class UserStatsInline(StackedInline):
-    model = UserStats
-    fk_name = "username"
-    fields = ("xp", "streak", "efficiency", "accuracy", "next_reminder_at", "leaderboard_partition")
-    readonly_fields = ("leaderboard_partition",)
-    max_num = 1
-    verbose_name_plural = "stats"
 
 
 class DeletedFilter(SparseIndexFilter):
@@ -46,7 +36,8 @@ class UserAdmin(DynamoModelAdmin):
         ("Account", {"fields": ("password_hash", "deleted_at")}),
         ("Record", {"fields": ("created_month", "created_at", "updated_at", "version")}),
     )
-    inlines = (UserSkillInline, UserStatsInline)
+    # Other apps attach their own inlines (stats adds the learner's stats).
+    inlines = (UserSkillInline,)
 
 
 class SkillNameFilter(IndexFilter):

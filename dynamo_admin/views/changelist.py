@@ -192,8 +192,9 @@ class ChangeList:
     def columns(self) -> list[Column]:
         columns = []
         sort_key = self.source.sort_keys[0] if self.source.ordered else None
-        for name in self.model_admin.get_list_display(self.request):
-            column = Column(name, self.model_admin.column_header(name))
+        for entry in self.model_admin.get_list_display(self.request):
+            name = entry if isinstance(entry, str) else entry.__name__
+            column = Column(name, self.model_admin.column_header(entry))
             if name == sort_key:
                 column.sorted = "ascending" if self.forward else "descending"
                 column.sort_url = self.get_query_string(
@@ -204,7 +205,7 @@ class ChangeList:
 
     def rows(self) -> list[Row]:
         names = self.model_admin.get_list_display(self.request)
-        empty = self.model_admin.get_empty_value_display()
+        empties = [self.model_admin.empty_value_for(name) for name in names]
         info = (self.model.app_label, self.model.model_name)
         rows = []
         for item in self.page.items:
@@ -212,7 +213,10 @@ class ChangeList:
                 continue  # a key lookup can find what the Scan's filter leaves out
             oid = object_id(item)
             url = reverse(f"admin:{info[0]}_{info[1]}_change", args=[oid])
-            cells = [display(self.model_admin.value_for(item, name), empty) for name in names]
+            cells = [
+                display(self.model_admin.value_for(item, name), empty)
+                for name, empty in zip(names, empties, strict=True)
+            ]
             rows.append(Row(item, oid, url, cells))
         return rows
 
