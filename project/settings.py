@@ -250,6 +250,14 @@ DYNAMODB_TABLE_PREFIX = setting(
 LEADERBOARD_SHARDS = setting(
     "LEADERBOARD_SHARDS", "int", default=1, check=lambda v: 1 <= v <= 64, hint="between 1 and 64"
 )
+# Seconds a leaderboard page is served from the cache: its DynamoDB reads are then bounded
+# per page and process whatever the traffic; 0 reads DynamoDB on every request.
+LEADERBOARD_CACHE_SECONDS = setting(
+    "LEADERBOARD_CACHE_SECONDS", "int", default=5, check=lambda v: v >= 0, hint="0 or more"
+)
+# Django's cache: local memory per process by default; a shared one (redis://, memcache://
+# and their client library) across hosts through CACHE_URL.
+CACHES = {"default": setting("CACHE_URL", "cache_url", default="locmemcache://")}
 USER_PURGE_AFTER_DAYS = setting(
     "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
 )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -24,19 +28,66 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     username = request.GET.get("user", "").strip()
     try:
         check_metric(metric)
-        board = around(metric, username) if username else _top(request, metric)
+        found, data = _cached(request, metric, username)
     except BadLeaderboardRequest as exc:
         return _bad_request(request, metric, str(exc))
-    if board is None:
+    if not found:
         return _not_found(request, metric, username)
-    names = _names(board.rows)
     if _wants_json(request):
-        response: HttpResponse = JsonResponse(_as_json(request, board, names))
+        response: HttpResponse = JsonResponse(data)
     else:
-        response = TemplateResponse(request, "stats/leaderboard.html", _context(board, names))
+        response = TemplateResponse(request, "stats/leaderboard.html", data)
     patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
     patch_vary_headers(response, ["Accept"])
     return response
+
+
+# One lock per cache key and process: when an entry expires under load, one thread reads the
+# board again while the others wait for it, so reads stay bounded per key, TTL and process.
+_refill_locks: dict[str, threading.Lock] = {}
+_refill_locks_guard = threading.Lock()
+
+
+def _cached(request: HttpRequest, metric: str, username: str) -> tuple[bool, dict[str, Any]]:
+    """Return (found, the page's context or JSON data), from the cache while it is fresh.
+
+    The cache holds plain data, not responses, so each response keeps its own meter, headers
+    and CSRF state; the key holds everything the data depends on, and nothing else (unknown
+    query parameters cannot bypass it).
+    """
+    seconds = settings.LEADERBOARD_CACHE_SECONDS
+    if seconds <= 0:
+        return _read(request, metric, username)
+    variant = "json" if _wants_json(request) else "html"
+    if variant == "json" and request.GET.get("format") == "json":
+        variant = "json-format"  # its next_url keeps ?format=json
+    parts = (metric, request.GET.get("cursor", ""), username, variant, settings.LEADERBOARD_SHARDS)
+    key = "leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    with _refill_locks_guard:
+        lock = _refill_locks.setdefault(key, threading.Lock())
+    try:
+        with lock:
+            hit = cache.get(key)
+            if hit is None:
+                hit = _read(request, metric, username)
+                cache.set(key, hit, seconds)
+    finally:
+        with _refill_locks_guard:
+            _refill_locks.pop(key, None)
+    return hit
+
+
+def _read(request: HttpRequest, metric: str, username: str) -> tuple[bool, dict[str, Any]]:
+    board = around(metric, username) if username else _top(request, metric)
+    if board is None:
+        return False, {}
+    names = _names(board.rows)
+    if _wants_json(request):
+        return True, _as_json(request, board, names)
+    return True, _context(board, names)
 
 
 def _top(request: HttpRequest, metric: str) -> Board:

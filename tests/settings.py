@@ -22,3 +22,5 @@ STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Tests read the board right after writing; tests/test_leaderboard_cache.py turns it on.
+LEADERBOARD_CACHE_SECONDS = 0

@@ -1,0 +1,126 @@
+"""The leaderboard served from Django's cache for LEADERBOARD_CACHE_SECONDS."""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import pytest
+from django.core.cache import cache
+
+from dynamo.batch import batch_put
+from stats import leaderboard
+from stats.models import UserStats
+from users.models import User
+
+LEARNERS = [("alice", 900, 91.5), ("bob", 700, 70.0), ("carol", 500, 99.0)]
+
+
+@pytest.fixture
+def board(dynamo, settings):
+    settings.LEADERBOARD_CACHE_SECONDS = 5
+    cache.clear()
+    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u, *_ in LEARNERS])
+    batch_put(UserStats, [UserStats(u, name=u.title(), xp=x, accuracy=a) for u, x, a in LEARNERS])
+    yield
+    cache.clear()
+
+
+def usernames(response):
+    return [row["username"] for row in response.json()["results"]]
+
+
+def give_xp(username, xp):
+    stats = UserStats.get(username)
+    stats.xp = xp
+    stats.save()
+
+
+def test_a_second_request_inside_the_ttl_makes_no_dynamodb_call(client, board):
+    first = client.get("/leaderboard/?metric=xp&format=json")
+    give_xp("carol", 1000)
+
+    second = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert first["X-DynamoDB-Calls"] == "1"
+    assert second["X-DynamoDB-Calls"] == "0"
+    assert usernames(second) == usernames(first) == ["alice", "bob", "carol"]
+    assert UserStats.get("carol").xp == 1000  # stored; the board shows it after the TTL
+
+
+def test_after_the_ttl_the_board_is_read_again(client, board, settings):
+    settings.LEADERBOARD_CACHE_SECONDS = 1
+    client.get("/leaderboard/?metric=xp&format=json")
+    give_xp("carol", 1000)
+    time.sleep(1.1)
+
+    response = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert response["X-DynamoDB-Calls"] == "1"
+    assert usernames(response) == ["carol", "alice", "bob"]
+
+
+def test_html_and_json_variants_do_not_mix(client, board):
+    html = client.get("/leaderboard/?metric=xp")
+    by_accept = client.get("/leaderboard/?metric=xp", HTTP_ACCEPT="application/json")
+    by_format = client.get("/leaderboard/?metric=xp&format=json")
+    html_again = client.get("/leaderboard/?metric=xp", HTTP_ACCEPT="text/html")
+
+    assert html["Content-Type"].startswith("text/html") and 'class="podium"' in html.text
+    assert by_accept["Content-Type"] == "application/json" and usernames(by_accept)[0] == "alice"
+    assert by_format["Content-Type"] == "application/json" and usernames(by_format)[0] == "alice"
+    assert html_again["X-DynamoDB-Calls"] == "0" and 'class="podium"' in html_again.text
+    assert "Accept" in html_again["Vary"]
+
+
+def test_metrics_users_and_cursors_each_have_their_own_entry(client, board):
+    by_xp = client.get("/leaderboard/?metric=xp&format=json")
+    by_accuracy = client.get("/leaderboard/?metric=accuracy&format=json")
+    around_bob = client.get("/leaderboard/?metric=xp&user=bob&format=json")
+    page = client.get("/leaderboard/?metric=xp&format=json&page_size=1")
+
+    assert usernames(by_xp) == ["alice", "bob", "carol"]
+    assert usernames(by_accuracy) == ["carol", "alice", "bob"]
+    assert around_bob.json()["user_rank"] == 2 and around_bob["X-DynamoDB-Calls"] != "0"
+    assert page["X-DynamoDB-Calls"] == "0"  # an unknown parameter cannot bypass the cache
+
+
+def test_the_next_page_link_keeps_its_own_format_after_a_cached_accept_request(
+    client, board, monkeypatch
+):
+    monkeypatch.setattr("stats.views.top", partial(leaderboard.top, limit=2))
+    by_accept = client.get("/leaderboard/?metric=xp", HTTP_ACCEPT="application/json").json()
+
+    by_format = client.get("/leaderboard/?metric=xp&format=json").json()
+    following = client.get(by_format["next_url"])
+
+    assert "format=json" not in by_accept["next_url"]
+    assert "format=json" in by_format["next_url"]
+    assert usernames(following) == ["carol"]
+
+
+def test_an_unknown_learner_is_a_404_from_the_cache_too(client, board):
+    first = client.get("/leaderboard/?metric=xp&user=zed&format=json")
+    second = client.get("/leaderboard/?metric=xp&user=zed&format=json")
+
+    assert first.status_code == second.status_code == 404
+    assert second["X-DynamoDB-Calls"] == "0"
+    assert "zed" in second.json()["error"]
+
+
+def test_a_tampered_cursor_is_still_a_400(client, board):
+    client.get("/leaderboard/?metric=xp&format=json")
+    response = client.get("/leaderboard/?metric=xp&format=json&cursor=forged")
+
+    again = client.get("/leaderboard/?metric=xp&format=json&cursor=forged")
+
+    assert response.status_code == again.status_code == 400
+
+
+def test_a_zero_ttl_reads_dynamodb_every_time(client, board, settings):
+    settings.LEADERBOARD_CACHE_SECONDS = 0
+    client.get("/leaderboard/?metric=xp&format=json")
+
+    response = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert response["X-DynamoDB-Calls"] == "1"
