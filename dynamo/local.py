@@ -211,7 +211,7 @@ def _stop_on_termination() -> None:
 
 
 def serve(addrport: str, users: int) -> int:
-    """Start DynamoDB Local with data under var/, prepare everything, then run the server."""
+    """Start DynamoDB Local with data under var/, prepare everything, run server and scheduler."""
     _stop_on_termination()
     with running(data_dir=HOME / "data") as engine:
         env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
@@ -220,9 +220,15 @@ def serve(addrport: str, users: int) -> int:
         _manage("create_tables", env=env)
         _manage("seed", "--users", str(users), "--if-empty", env=env)
         _manage("bootstrap_staff", "--url", f"http://{addrport}/admin/", env=env)
-        # Its own process group, so one signal stops the server and its autoreloader child.
+        # Each in its own process group, so one signal stops it and any child it has.
         server = subprocess.Popen(
             [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport],
+            env=env,
+            start_new_session=True,
+        )
+        # The periodic commands of project/schedule.py, started and stopped with the server.
+        scheduler = subprocess.Popen(
+            [sys.executable, str(BASE_DIR / "manage.py"), "run_schedule"],
             env=env,
             start_new_session=True,
         )
@@ -231,6 +237,7 @@ def serve(addrport: str, users: int) -> int:
         except KeyboardInterrupt:
             return 0
         finally:
+            _stop_group(scheduler)
             _stop_group(server)
 
 

@@ -135,6 +135,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "dynamo.middleware.RequestMeterMiddleware",
+    # Inside the meter, so the request's line carries its DynamoDB calls and capacity.
+    "project.logs.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, so static files skip the rest of the stack.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -264,9 +266,37 @@ USER_PURGE_AFTER_DAYS = setting(
 # One pooled connection per server thread at least (runserver and gunicorn threads).
 DYNAMODB_MAX_POOL_CONNECTIONS = 32
 
+# Production (DEBUG off) logs one JSON object per line on stdout, for CloudWatch or any log
+# system; development keeps Django's readable console output (runserver logs each request).
+LOG_FORMAT = setting(
+    "DJANGO_LOG_FORMAT",
+    "str",
+    default="text" if DEBUG else "json",
+    check=lambda v: v in {"json", "text"},
+    hint="json or text",
+)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": "WARNING"},
+    "formatters": {"json": {"()": "project.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "json": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "json",
+        },
+    },
+    "root": {"handlers": ["json" if LOG_FORMAT == "json" else "console"], "level": "WARNING"},
+    "loggers": {
+        # The scheduler's and commands' one line per run.
+        "skillboard": {"level": "INFO"},
+        # One line per request and per command; runserver already prints requests in
+        # development, and commands print their own summaries there.
+        "skillboard.request": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
+        "skillboard.command": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
+    },
 }
+if LOG_FORMAT == "json":
+    # Django's own loggers (django.request, django.server) go to the same JSON lines.
+    LOGGING["loggers"]["django"] = {"handlers": [], "level": "INFO", "propagate": True}

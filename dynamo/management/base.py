@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from botocore.exceptions import BotoCoreError, ClientError
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -9,6 +11,25 @@ from pynamodb.exceptions import PynamoDBException
 
 from .. import meter
 from ..exceptions import ConflictError, EngineUnavailable
+
+command_logger = logging.getLogger("skillboard.command")
+
+
+def _log_summary(command: BaseCommand, command_meter: meter.Meter) -> None:
+    """Log one line for a finished command: its name and its DynamoDB calls and capacity."""
+    name = type(command).__module__.rpartition(".")[2]
+    command_logger.info(
+        "%s: %s",
+        name,
+        command_meter.summary(),
+        extra={
+            "command": name,
+            "dynamodb_calls": command_meter.count,
+            "dynamodb_ms": round(command_meter.seconds * 1000, 1),
+            "rcu": command_meter.read_units,
+            "wcu": command_meter.write_units,
+        },
+    )
 
 
 def describe_engine_error(exc: BaseException) -> str:
@@ -34,6 +55,7 @@ class DynamoCommand(BaseCommand):
                 output = super().execute(*args, **options)
                 if options.get("verbosity", 1) >= 2:
                     self.stderr.write(f"DynamoDB: {command_meter.summary()}")
+                _log_summary(self, command_meter)
                 return output
             except (BotoCoreError, ClientError, PynamoDBException, EngineUnavailable) as exc:
                 raise CommandError(describe_engine_error(exc)) from exc

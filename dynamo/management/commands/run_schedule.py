@@ -1,0 +1,91 @@
+"""Run the periodic commands of `project/schedule.py`, each on its interval, until stopped."""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import signal
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from io import StringIO
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from project import schedule
+
+logger = logging.getLogger("skillboard.schedule")
+
+
+class Scheduler:
+    """Runs each (command line, interval) entry when due; a failing entry never stops the rest."""
+
+    def __init__(self, entries: list[tuple[str, timedelta]], clock: Callable[[], float]):
+        self.entries = entries
+        self.clock = clock
+        # Everything is due at start: each command catches up what it missed while stopped.
+        self.next_run = {line: clock() for line, _ in entries}
+
+    def run_due(self) -> list[str]:
+        """Run every entry whose time has come; return the lines that ran."""
+        ran = []
+        for line, interval in self.entries:
+            if self.clock() < self.next_run[line]:
+                continue
+            self.run_one(line)
+            self.next_run[line] = self.clock() + interval.total_seconds()
+            ran.append(line)
+        return ran
+
+    def seconds_to_next(self) -> float:
+        """Return how long until the next entry is due."""
+        return max(0.0, min(self.next_run.values()) - self.clock())
+
+    def run_one(self, line: str) -> bool:
+        """Run one command line in this process; log one line saying how it went."""
+        name, *args = shlex.split(line)
+        out = StringIO()
+        started = time.perf_counter()
+        try:
+            call_command(name, *args, stdout=out, stderr=out)
+        except Exception as exc:  # any failure is one log line; the next entry still runs
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            logger.error("%s failed: %s", line, reason, extra={"command": line, "ok": False})
+            return False
+        summary = (out.getvalue().strip().splitlines() or ["done"])[-1]
+        logger.info(
+            "%s: %s (%.1f s)",
+            line,
+            summary,
+            time.perf_counter() - started,
+            extra={"command": line, "ok": True},
+        )
+        return True
+
+
+class Command(BaseCommand):
+    help = (
+        "Run the periodic commands listed in project/schedule.py, each on its interval, "
+        "until stopped (SIGTERM or Ctrl-C); --once runs each of them once and exits."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--once", action="store_true", help="Run every entry once, then exit.")
+
+    def handle(self, *args, once: bool = False, **options):
+        scheduler = Scheduler(schedule.SCHEDULE, time.monotonic)
+        if once:
+            scheduler.run_due()
+            return
+        signal.signal(signal.SIGTERM, _leave)
+        try:
+            while True:
+                scheduler.run_due()
+                time.sleep(max(1.0, scheduler.seconds_to_next()))
+        except (KeyboardInterrupt, SystemExit):
+            self.stdout.write("Scheduler stopped.")
+
+
+def _leave(signum, _frame):
+    raise SystemExit(0)

@@ -1,0 +1,71 @@
+"""Production logs: JSON lines, and one line per HTTP request with its DynamoDB cost."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from datetime import UTC, datetime
+
+request_logger = logging.getLogger("skillboard.request")
+# Attributes every LogRecord has; anything else was passed in `extra` and is logged as a field.
+STANDARD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
+    "message",
+    "asctime",
+    "taskName",
+}
+# A request id from the load balancer is kept when it looks like one; anything else is replaced.
+REQUEST_ID = re.compile(r"[A-Za-z0-9=;._:-]{1,200}")
+
+
+class JsonFormatter(logging.Formatter):
+    """Format a record as one line of JSON: time, level, logger, message and its extra fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        entry.update(
+            (key, value) for key, value in vars(record).items() if key not in STANDARD_ATTRIBUTES
+        )
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+class RequestLogMiddleware:
+    """Log one line per request: id, method, path, status, time and the DynamoDB meter's figures."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        incoming = request.headers.get("X-Request-ID", "")
+        request.id = incoming if REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        started = time.perf_counter()
+        response = self.get_response(request)
+        meter = getattr(request, "dynamo_meter", None)
+        response["X-Request-ID"] = request.id
+        request_logger.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            response.status_code,
+            extra={
+                "request_id": request.id,
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+                "dynamodb_calls": meter.count if meter else 0,
+                "dynamodb_ms": round(meter.seconds * 1000, 1) if meter else 0,
+                "rcu": meter.read_units if meter else 0,
+                "wcu": meter.write_units if meter else 0,
+            },
+        )
+        return response

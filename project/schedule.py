@@ -1,0 +1,14 @@
+"""Periodic work: each entry is a management command line and how often it runs.
+
+`make run` runs them with `manage.py run_schedule`; production runs the same lines from cron
+or EventBridge on as many hosts as you like (each command takes a lease or is idempotent).
+"""
+
+from datetime import timedelta
+
+SCHEDULE: list[tuple[str, timedelta]] = [
+    ("sync_user_skills --pending", timedelta(minutes=1)),
+    ("send_reminders", timedelta(hours=1)),
+    ("expire_streaks", timedelta(hours=1)),
+    ("purge_deleted", timedelta(days=1)),
+]
