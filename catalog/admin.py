@@ -1,3 +1,5 @@
+from django import forms
+
 from dynamo_admin.decorators import register
 from dynamo_admin.options import DynamoModelAdmin
 
@@ -15,3 +17,8 @@ class SkillAdmin(DynamoModelAdmin):
         ("Details", {"fields": ("description", "tags")}),
         ("Record", {"fields": ("created_at", "updated_at", "version")}),
     )
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field is Skill.description:
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 3, "cols": 60})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)

@@ -6,10 +6,10 @@ from django.contrib import messages
 from django.contrib.admin import action
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 
 from dynamo.exceptions import StaleVersion
 
-from .deletion import delete_with_related
 from .keys import object_id
 
 
@@ -38,24 +38,20 @@ def delete_selected(model_admin, request, items):
                 stale.append(str(item))
                 continue
             try:
-                delete_with_related(
-                    item,
-                    model_admin.get_related_items(request, item),
-                    actor=request.user.get_username(),
-                )
+                model_admin.delete_model(request, item)
             except StaleVersion:
                 stale.append(str(item))
                 continue
             deleted += 1
         if deleted:
-            messages.success(
-                request, f"Successfully deleted {deleted} {model.verbose_name_plural}."
+            plural = model.verbose_name if deleted == 1 else model.verbose_name_plural
+            message = _("Successfully deleted %(count)d %(items)s.")
+            model_admin.message_user(
+                request, message % {"count": deleted, "items": plural}, messages.SUCCESS
             )
         if stale:
-            messages.error(
-                request,
-                f"Changed by someone else since you confirmed, not deleted: {', '.join(stale)}.",
-            )
+            message = _("Changed by someone else since you confirmed, not deleted: %(items)s.")
+            model_admin.message_user(request, message % {"items": ", ".join(stale)}, messages.ERROR)
         return None
     context = {
         **model_admin.admin_site.each_context(request),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -16,7 +17,6 @@ from pynamodb.attributes import (
     MapAttribute,
     NumberAttribute,
     NumberSetAttribute,
-    UnicodeAttribute,
     UnicodeSetAttribute,
     UTCDateTimeAttribute,
 )
@@ -27,8 +27,6 @@ from dynamo.models import DynamoModel
 from .display import number_text, plain
 
 VERSION_FIELD = "_version"
-# Long free text gets a text area.
-TEXTAREA_NAMES = ("description", "notes")
 
 
 class NumberField(forms.CharField):
@@ -103,14 +101,14 @@ class JSONValueField(forms.JSONField):
         return result
 
 
-def formfield_for(name: str, attribute: Attribute) -> forms.Field:
-    """Return the form field that edits one attribute."""
+def formfield_for(name: str, attribute: Attribute, **kwargs: Any) -> forms.Field:
+    """Return the form field that edits one attribute, chosen by its type; kwargs override."""
     required = not attribute.null and not isinstance(
         attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute
     )
-    common = {"required": required, "label": name.replace("_", " ").capitalize()}
+    common = {"required": required, "label": name.replace("_", " ").capitalize(), **kwargs}
     if isinstance(attribute, UTCDateTimeAttribute):
-        return DateTimeField(**common, help_text="Time in the admin's time zone.")
+        return DateTimeField(**{"help_text": "Time in the admin's time zone.", **common})
     if isinstance(attribute, BooleanAttribute):
         return forms.BooleanField(**{**common, "required": False})
     if isinstance(attribute, NumberAttribute):
@@ -123,9 +121,7 @@ def formfield_for(name: str, attribute: Attribute) -> forms.Field:
         return JSONValueField(kind=list, **common)
     if isinstance(attribute, MapAttribute | JSONAttribute):
         return JSONValueField(kind=dict, **common)
-    if isinstance(attribute, UnicodeAttribute) and name in TEXTAREA_NAMES:
-        return forms.CharField(**common, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))
-    return forms.CharField(**common, strip=False)
+    return forms.CharField(**{"strip": False, **common})
 
 
 class ItemForm(forms.Form):
@@ -170,10 +166,15 @@ class ItemForm(forms.Form):
                 self.add_error(None, [f"{label}: {m}" for m in messages])
 
 
-def item_form_class(model: type[DynamoModel], names: list[str]) -> type[ItemForm]:
+def item_form_class(
+    model: type[DynamoModel],
+    names: list[str],
+    formfield_callback: Callable[[str, Attribute], forms.Field] | None = None,
+) -> type[ItemForm]:
     """Return a form class editing these attributes of the model, with a hidden version."""
     attributes = model.get_attributes()
-    fields: dict[str, Any] = {name: formfield_for(name, attributes[name]) for name in names}
+    make = formfield_callback or formfield_for
+    fields: dict[str, Any] = {name: make(name, attributes[name]) for name in names}
     fields[VERSION_FIELD] = forms.IntegerField(required=False, widget=forms.HiddenInput)
     fields["model"] = model
     return type(f"{model.__name__}Form", (ItemForm,), fields)

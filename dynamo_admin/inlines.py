@@ -11,7 +11,7 @@ from django.forms import formset_factory
 from dynamo.models import DynamoModel
 
 from .display import display
-from .forms import VERSION_FIELD, ItemForm, item_form_class
+from .forms import VERSION_FIELD, ItemForm
 from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION
 from .writes import Write
@@ -80,7 +80,7 @@ class InlineFormSet:
         self.readonly = [n for n in fields if n in readonly]
         form_class = type(
             f"{inline.model.__name__}InlineForm",
-            (InlineItemForm, item_form_class(inline.model, self.editable)),
+            (InlineItemForm, inline.form_class_for(request, self.editable)),
             {
                 "key_names": tuple(inline.model.key_attribute_names()),
                 "can_change_stored": self.can_change,

@@ -6,27 +6,39 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
+from django import forms
 from django.apps import apps
+from django.contrib import messages
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from pynamodb.attributes import Attribute
 from pynamodb.expressions.condition import Condition
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
+from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
-from .keys import key_values
+from .forms import ItemForm, formfield_for, item_form_class
+from .keys import key_values, object_id
 from .models import secret_fields
 from .permissions import perm_name
 from .views import change, changelist, delete, history
 
 # Attributes the model writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
+
+
+def attribute_name(model: type[DynamoModel], attribute: Attribute) -> str:
+    """Return the Python name of one of the model's attributes."""
+    return next(name for name, a in model.get_attributes().items() if a is attribute)
 
 
 def deleted_label(item: DynamoModel) -> str:
@@ -61,6 +73,8 @@ class BaseDynamoAdmin:
     fieldsets: Sequence[tuple[str | None, dict[str, Any]]] | None = None
     readonly_fields: Sequence[str] = ()
     empty_value_display = "-"
+    # Form field options by attribute class, as Django's formfield_overrides by field class.
+    formfield_overrides: dict[type[Attribute], dict[str, Any]] = {}
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
@@ -87,6 +101,22 @@ class BaseDynamoAdmin:
         if obj is not None:
             names += self.model.key_attribute_names()
         return names
+
+    def formfield_for_dbfield(self, db_field: Attribute, request, **kwargs: Any) -> forms.Field:
+        """Return the form field of one attribute: by its type, formfield_overrides, kwargs."""
+        for attribute_class in type(db_field).__mro__:
+            if attribute_class in self.formfield_overrides:
+                kwargs = {**self.formfield_overrides[attribute_class], **kwargs}
+                break
+        return formfield_for(attribute_name(self.model, db_field), db_field, **kwargs)
+
+    def form_class_for(self, request, names: list[str]) -> type[ItemForm]:
+        """Return a form class over these attributes, each field from formfield_for_dbfield."""
+
+        def formfield(name: str, attribute: Attribute) -> forms.Field:
+            return self.formfield_for_dbfield(attribute, request)
+
+        return item_form_class(self.model, names, formfield)
 
     def prepare_item(self, request, item: DynamoModel, form, change: bool) -> None:
         """Set what the form does not edit before the item is validated and written; a hook.
@@ -240,6 +270,81 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """Return every action's name, whether or not this user may run it."""
         names = {"delete_selected"}
         return names | {a if isinstance(a, str) else a.__name__ for a in self.actions}
+
+    # --- Django's hooks for the add, change and delete views -------------------------------
+    def get_form(self, request, obj: DynamoModel | None = None, change: bool = False, **kwargs):
+        """Return the form class of the add or change page: its editable attributes."""
+        names = kwargs.get("fields")
+        if names is None:
+            readonly = self.get_readonly_fields(request, obj)
+            names = [n for n in self.get_fields(request, obj) if n not in readonly]
+        return self.form_class_for(request, list(names))
+
+    def save_model(self, request, obj: DynamoModel, form, change: bool) -> None:
+        """Set what the form does not edit before the item is validated and written.
+
+        Unlike Django's, it does not write: the item, its inline rows and their history
+        entries are written after it in one TransactWriteItems. Raise ValidationError to show
+        it on the form.
+        """
+        self.prepare_item(request, obj, form, change)
+
+    def delete_model(self, request, obj: DynamoModel) -> None:
+        """Delete obj on the version it holds, with its related items and history entries."""
+        delete_with_related(
+            obj, self.get_related_items(request, obj), actor=request.user.get_username()
+        )
+
+    def message_user(
+        self, request, message, level=messages.INFO, extra_tags="", fail_silently=False
+    ) -> None:
+        """Send the user a message; `level` may be a name such as "warning", as in Django."""
+        if not isinstance(level, int):
+            try:
+                level = getattr(messages.constants, level.upper())
+            except AttributeError as exc:
+                raise ValueError(f"Bad message level string: `{level}`.") from exc
+        messages.add_message(
+            request, level, message, extra_tags=extra_tags, fail_silently=fail_silently
+        )
+
+    def response_add(self, request, obj: DynamoModel, post_url_continue: str | None = None):
+        """Redirect after an add as Django's admin does for each save button."""
+        return self._response_after_save(request, obj, adding=True, continue_url=post_url_continue)
+
+    def response_change(self, request, obj: DynamoModel):
+        """Redirect after a change as Django's admin does for each save button."""
+        return self._response_after_save(request, obj, adding=False)
+
+    def _response_after_save(self, request, obj, *, adding: bool, continue_url=None):
+        names = {"name": obj.verbose_name, "obj": str(obj)}
+        if "_continue" in request.POST:
+            message = (
+                _("The {name} “{obj}” was added successfully.")
+                + " "
+                + _("You may edit it again below.")
+                if adding
+                else _("The {name} “{obj}” was changed successfully. You may edit it again below.")
+            )
+            self.message_user(request, format_html(message, **names), messages.SUCCESS)
+            return HttpResponseRedirect(continue_url or self.url_for("change", object_id(obj)))
+        if "_addanother" in request.POST:
+            message = (
+                _("The {name} “{obj}” was added successfully. You may add another {name} below.")
+                if adding
+                else _(
+                    "The {name} “{obj}” was changed successfully. You may add another {name} below."
+                )
+            )
+            self.message_user(request, format_html(message, **names), messages.SUCCESS)
+            return HttpResponseRedirect(self.url_for("add"))
+        message = (
+            _("The {name} “{obj}” was added successfully.")
+            if adding
+            else _("The {name} “{obj}” was changed successfully.")
+        )
+        self.message_user(request, format_html(message, **names), messages.SUCCESS)
+        return HttpResponseRedirect(self.url_for("changelist"))
 
     # --- columns --------------------------------------------------------------------------
     def column_header(self, name: str | Callable) -> str:

@@ -5,10 +5,16 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from django import forms
 from django.contrib import admin
+from django.http import HttpResponseRedirect
+from pynamodb.attributes import UnicodeSetAttribute
 
 from catalog.admin import SkillAdmin
+from catalog.models import Skill
 from stats.models import UserStats
+from users.admin import UserAdmin, UserSkillInline
+from users.models import User
 
 SKILLS = "/admin/catalog/skill/"
 
@@ -97,3 +103,126 @@ def test_the_study_session_action_uses_the_stats_form_and_its_rules(admin_client
     assert response.status_code == 200
     assert "Cannot exceed the questions answered." in response.content.decode()
     assert UserStats.get("alice").xp == 120
+
+
+def test_get_form_can_add_a_rule_the_model_does_not_have(admin_client_, python, monkeypatch):
+    original = SkillAdmin.get_form
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form_class = original(self, request, obj, change, **kwargs)
+
+        class NoCobol(form_class):
+            def clean_name(self):
+                if self.cleaned_data["name"] == "COBOL":
+                    raise forms.ValidationError("No COBOL here.")
+                return self.cleaned_data["name"]
+
+        return NoCobol
+
+    monkeypatch.setattr(SkillAdmin, "get_form", get_form)
+
+    response = admin_client_.post(
+        f"{SKILLS}python/change/", {"name": "COBOL", "category": "Programming", "_version": "1"}
+    )
+
+    assert "No COBOL here." in response.content.decode()
+    assert Skill.get("python").name == "Python"
+
+
+def test_save_model_sets_what_the_form_does_not_edit(admin_client_, python, monkeypatch):
+    def save_model(self, request, obj, form, change):
+        obj.description = f"Last edited by {request.user.username}"
+        super(SkillAdmin, self).save_model(request, obj, form, change)
+
+    monkeypatch.setattr(SkillAdmin, "save_model", save_model, raising=False)
+
+    admin_client_.post(
+        f"{SKILLS}python/change/", {"name": "Python 3", "category": "Programming", "_version": "1"}
+    )
+
+    stored = Skill.get("python")
+    assert (stored.name, stored.description) == ("Python 3", "Last edited by ada")
+
+
+def test_delete_model_serves_the_delete_page_and_the_bulk_action(admin_client_, alice, monkeypatch):
+    def delete_model(self, request, obj):
+        obj.soft_delete()  # keep the learner for the gardener instead of deleting it now
+
+    monkeypatch.setattr(UserAdmin, "delete_model", delete_model, raising=False)
+    User("bob", name="Bob", email="bob@example.com").save()
+
+    admin_client_.post("/admin/users/user/alice/delete/", {"version": "1"})
+    admin_client_.post(
+        "/admin/users/user/",
+        {
+            "action": "delete_selected",
+            "_selected_action": ["bob"],
+            "_selected_version": ["1"],
+            "post": "yes",
+        },
+    )
+
+    assert User.get("alice").deleted_at is not None
+    assert User.get("bob").deleted_at is not None
+
+
+def test_response_change_and_message_user_can_be_overridden(admin_client_, python, monkeypatch):
+    def response_change(self, request, obj):
+        self.message_user(request, "Saved; here is its history.", "warning")
+        return HttpResponseRedirect(self.url_for("history", "python"))
+
+    monkeypatch.setattr(SkillAdmin, "response_change", response_change, raising=False)
+
+    response = admin_client_.post(
+        f"{SKILLS}python/change/",
+        {"name": "Python 3", "category": "Programming", "_version": "1"},
+        follow=True,
+    )
+
+    assert response.redirect_chain == [("/admin/catalog/skill/python/history/", 302)]
+    assert '<li class="warning">Saved; here is its history.</li>' in response.content.decode()
+
+
+def test_response_add_can_send_the_user_elsewhere(admin_client_, dynamo, monkeypatch):
+    monkeypatch.setattr(
+        SkillAdmin,
+        "response_add",
+        lambda self, request, obj, post_url_continue=None: HttpResponseRedirect("/admin/"),
+        raising=False,
+    )
+
+    response = admin_client_.post(
+        f"{SKILLS}add/", {"skill_id": "go", "name": "Go", "category": "Programming"}
+    )
+
+    assert response["Location"] == "/admin/"
+    assert Skill.get("go").name == "Go"
+
+
+def test_widgets_come_from_attribute_types_overrides_and_formfield_for_dbfield(
+    admin_client_, dynamo, monkeypatch
+):
+    monkeypatch.setattr(
+        SkillAdmin,
+        "formfield_overrides",
+        {UnicodeSetAttribute: {"widget": forms.Textarea(attrs={"rows": 9})}},
+    )
+
+    page = admin_client_.get(f"{SKILLS}add/").content.decode()
+
+    assert '<textarea name="tags" cols="40" rows="9"' in page  # the override, by type
+    assert '<textarea name="description"' in page  # SkillAdmin.formfield_for_dbfield
+    assert '<input type="text" name="name"' in page  # a string attribute by default
+
+
+def test_an_inline_permission_method_receives_the_parent_item(admin_client_, alice, monkeypatch):
+    monkeypatch.setattr(
+        UserSkillInline, "has_add_permission", lambda self, request, obj: obj.username != "alice"
+    )
+    User("bob", name="Bob", email="bob@example.com").save()
+
+    alices = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+    bobs = admin_client_.get("/admin/users/user/bob/change/").content.decode()
+
+    assert 'name="userskill-1-skill_id"' not in alices  # no empty row to add one
+    assert 'name="userskill-0-skill_id"' in bobs

@@ -1,3 +1,5 @@
+from django import forms
+
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter, SparseIndexFilter
 from dynamo_admin.options import DynamoModelAdmin, TabularInline
@@ -5,7 +7,16 @@ from dynamo_admin.options import DynamoModelAdmin, TabularInline
 from .models import User, UserSkill
 
 
-class UserSkillInline(TabularInline):
+class NotesAsTextArea:
+    """Edit a user-skill's notes in a text area."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field is UserSkill.notes:
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 3, "cols": 60})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+
+class UserSkillInline(NotesAsTextArea, TabularInline):
     model = UserSkill
     fk_name = "username"
     fields = ("skill_id", "proficiency", "years", "notes", "skill_name", "category")
@@ -47,7 +58,7 @@ class SkillNameFilter(IndexFilter):
 
 
 @register(UserSkill)
-class UserSkillAdmin(DynamoModelAdmin):
+class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
     list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
     list_filter = ["skill_id", SkillNameFilter]
     search_fields = ("=username", "^skill_id")

@@ -10,13 +10,13 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
 
 from dynamo.models import DynamoModel
 
 from ..display import display, masked
-from ..forms import ItemForm, item_form_class
+from ..forms import ItemForm
 from ..inlines import InlineFormSet
-from ..keys import object_id as object_id_of
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
     CONDITION_FAILED,
@@ -48,7 +48,8 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     fields = model_admin.get_fields(request, item)
     if not can_save:
         readonly = fields
-    form_class = item_form_class(model_admin.model, [n for n in fields if n not in readonly])
+    editable = [n for n in fields if n not in readonly]
+    form_class = model_admin.get_form(request, item, change=item is not None, fields=editable)
     data = request.POST if request.method == "POST" else None
     form = form_class(data, item=item)
     inlines = [
@@ -59,7 +60,9 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     if data is not None and form.is_valid() and all(i.is_valid() for i in inlines):
         saved, stale = save_forms(model_admin, request, form, item, inlines)
         if saved is not None:
-            return response_after_save(model_admin, request, saved, adding=item is None)
+            if item is None:
+                return model_admin.response_add(request, saved)
+            return model_admin.response_change(request, saved)
     context = {
         **model_admin.admin_site.each_context(request),
         "title": ("Add %s" if item is None else "Change %s" if can_save else "View %s")
@@ -141,7 +144,9 @@ def writes_are_valid(request, writes: list[Write]) -> bool:
         if write.action == DELETION:
             continue
         try:
-            write.admin.prepare_item(request, write.item, write.form, write.action == CHANGE)
+            # The page's item goes through Django's save_model hook, inline rows through theirs.
+            prepare = getattr(write.admin, "save_model", write.admin.prepare_item)
+            prepare(request, write.item, write.form, write.action == CHANGE)
             write.item.full_clean()
         except ValidationError as exc:
             write.form.add_model_errors(exc)
@@ -215,35 +220,14 @@ def layout(model_admin, request, form: ItemForm, item, readonly) -> list[dict[st
     return fieldsets
 
 
-def response_after_save(model_admin, request, item: DynamoModel, *, adding: bool):
-    """Redirect as Django's admin does after Save, Save and continue, Save and add another."""
-    name = capfirst(item.verbose_name)
-    verb = "added" if adding else "changed"
-    oid = object_id_of(item)
-    if "_continue" in request.POST:
-        messages.success(
-            request,
-            f"The {item.verbose_name} “{item}” was {verb} successfully. "
-            "You may edit it again below.",
-        )
-        return HttpResponseRedirect(model_admin.url_for("change", oid))
-    if "_addanother" in request.POST:
-        messages.success(
-            request,
-            f"The {item.verbose_name} “{item}” was {verb} successfully. "
-            f"You may add another {item.verbose_name} below.",
-        )
-        return HttpResponseRedirect(model_admin.url_for("add"))
-    messages.success(request, f"{name} “{item}” was {verb} successfully.")
-    return HttpResponseRedirect(model_admin.url_for("changelist"))
-
-
 def missing_item_redirect(model_admin, request, object_id: str):
-    messages.warning(
-        request,
-        f"{capfirst(model_admin.model.verbose_name)} with key “{object_id}” does not exist. "
-        "Perhaps it was deleted?",
-    )
+    """Go back to the listing saying the item is gone, as Django's admin does."""
+    # Django's own message, so its translations apply.
+    message = _("%(name)s with ID “%(key)s” doesn’t exist. Perhaps it was deleted?") % {  # noqa: RUF001
+        "name": capfirst(model_admin.model.verbose_name),
+        "key": object_id,
+    }
+    model_admin.message_user(request, message, messages.WARNING)
     return HttpResponseRedirect(model_admin.url_for("changelist"))
 
 

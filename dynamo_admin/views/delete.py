@@ -8,10 +8,10 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 
 from dynamo.exceptions import StaleVersion
 
-from ..deletion import delete_with_related
 from .change import missing_item_redirect
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
         model_admin.require(model_admin.has_delete_permission(request))
         return missing_item_redirect(model_admin, request, object_id)
     model_admin.require(model_admin.has_delete_permission(request, item))
-    related = model_admin.get_related_items(request, item)
     deleted_objects, model_count, perms_needed, protected = model_admin.get_deleted_objects(
         [item], request
     )
@@ -38,12 +37,15 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
             if not shown.isdigit():
                 raise ValidationError("The page did not say which version to delete.")
             item.version = int(shown)
-            delete_with_related(item, related, actor=request.user.get_username())
+            model_admin.delete_model(request, item)
         except (StaleVersion, ValidationError) as exc:
             error = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)
             item = model_admin.get_object(request, object_id) or item
         else:
-            messages.success(request, f"The {item.verbose_name} “{item}” was deleted successfully.")
+            message = _("The %(name)s “%(obj)s” was deleted successfully.")
+            model_admin.message_user(
+                request, message % {"name": item.verbose_name, "obj": item}, messages.SUCCESS
+            )
             return HttpResponseRedirect(model_admin.url_for("changelist"))
     context = {
         **model_admin.admin_site.each_context(request),
