@@ -27,17 +27,35 @@ search, over the same models and rules as the admin and the pages.
 """
 
 
+IF_MATCH = {
+    "in": "header",
+    "name": "If-Match",
+    "required": False,  # documented as optional so its absence is answered (428), not refused
+    "description": "The ETag of the item as you read it (or *): 428 without, 412 when stale.",
+    "schema": {"type": "string"},
+}
+RESPONSE_HEADERS = {
+    "ETag": {"description": "The item's version.", "schema": {"type": "string"}},
+    "Link": {"description": 'The next page: <url>; rel="next".', "schema": {"type": "string"}},
+}
+
+
 class SkillboardAPI(NinjaAPI):
-    """A NinjaAPI whose error responses are documented as problem+json."""
+    """A NinjaAPI whose schema documents problem+json errors and the locking headers."""
 
     def get_openapi_schema(self, **kwargs: Any):
         schema = super().get_openapi_schema(**kwargs)
         for operations in schema.get("paths", {}).values():
             for operation in operations.values():
-                for status, answer in operation.get("responses", {}).items():
+                responses = operation.get("responses", {})
+                if 428 in responses or "428" in responses:
+                    operation.setdefault("parameters", []).append(IF_MATCH)
+                for status, answer in responses.items():
                     content = answer.get("content", {})
                     if int(status) >= 400 and "application/json" in content:
                         content[problems.CONTENT_TYPE] = content.pop("application/json")
+                    elif int(status) < 300:
+                        answer["headers"] = RESPONSE_HEADERS
         return schema
 
 
