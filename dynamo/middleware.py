@@ -1,8 +1,20 @@
-"""Attach a DynamoDB request meter to every HTTP request."""
+"""Meter every request's DynamoDB calls; answer an engine outage with a 503, a bad key with 400."""
 
 from __future__ import annotations
 
+import logging
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
 from . import meter
+from .exceptions import BadKey, describe, outage_cause
+
+logger = logging.getLogger(__name__)
+
+# Seconds a client should wait before trying again: a throttle or a restart is over by then.
+RETRY_AFTER_SECONDS = 5
+UNAVAILABLE = "The data store is unavailable right now. Please try again in a moment."
 
 
 class RequestMeterMiddleware:
@@ -21,3 +33,45 @@ class RequestMeterMiddleware:
         )
         response["Server-Timing"] = request_meter.as_header()
         return response
+
+
+class EngineFailureMiddleware:
+    """Turn an engine failure raised by any view into a 503 with Retry-After, in one place.
+
+    Views need not catch DynamoDB's errors: unreachable, timed out or throttled past the
+    retries (botocore's errors, also wrapped in PynamoDB's) all end here as a 503 page, or
+    JSON for a JSON client. A key DynamoDB cannot hold (BadKey) is the user's: a 400.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, BadKey):
+            return error_response(request, 400, str(exception))
+        cause = outage_cause(exception)
+        if cause is None:
+            return None  # not the engine's: Django's own handling (a 500) applies
+        logger.warning(
+            "DynamoDB unavailable for %s %s: %s", request.method, request.path, describe(cause)
+        )
+        response = error_response(request, 503, UNAVAILABLE)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+
+def wants_json(request: HttpRequest) -> bool:
+    """Return whether the client asked for JSON (`?format=json` or Accept preferring it)."""
+    if request.GET.get("format") == "json":
+        return True
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def error_response(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    """Return an error page in the site's look, or a JSON body for a JSON client."""
+    if wants_json(request):
+        return JsonResponse({"status": status, "detail": message}, status=status)
+    return render(request, f"{status}.html", {"message": message}, status=status)

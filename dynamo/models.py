@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -33,9 +35,9 @@ class DynamoMeta:
     region: str | None = None
     host: str | None = None
     max_pool_connections = 10
-    connect_timeout_seconds = 5
-    read_timeout_seconds = 15
-    max_retry_attempts = 3
+    connect_timeout_seconds = 1.0
+    read_timeout_seconds = 1.5
+    max_retry_attempts = 1  # retries after the first attempt
     billing_mode = "PAY_PER_REQUEST"
 
 
@@ -255,6 +257,43 @@ def table_name_for(model: type[DynamoModel], prefix: str | None = None) -> str:
 
 
 _connections: dict[tuple[Any, ...], Any] = {}
+# Web requests fail fast; a command run from the shell can afford to wait (see patient()).
+_patient = False
+
+
+def is_local_endpoint(endpoint: str | None) -> bool:
+    """Return whether an endpoint URL is on this machine (loopback address or localhost)."""
+    host = urlsplit(endpoint or "").hostname
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def timeouts() -> tuple[float, float, int]:
+    """Return the connect timeout, read timeout and total attempts DynamoDB calls get now."""
+    if _patient:
+        return (
+            settings.DYNAMODB_CONNECT_TIMEOUT,
+            settings.DYNAMODB_COMMAND_READ_TIMEOUT,
+            settings.DYNAMODB_COMMAND_MAX_ATTEMPTS,
+        )
+    return (
+        settings.DYNAMODB_CONNECT_TIMEOUT,
+        settings.DYNAMODB_READ_TIMEOUT,
+        settings.DYNAMODB_MAX_ATTEMPTS,
+    )
+
+
+def patient() -> None:
+    """Give every model the longer timeouts and retries of a command run from the shell."""
+    global _patient
+    _patient = True
+    configure()  # the timeouts are part of a model's configuration: new ones, new connection
 
 
 def configure_model(
@@ -271,16 +310,23 @@ def configure_model(
     host = endpoint if endpoint is not None else settings.DYNAMODB_ENDPOINT
     region = region or settings.AWS_REGION
     meta = model.Meta
-    if (getattr(meta, "table_name", None), meta.host, meta.region) == (table_name, host, region):
+    wanted = (table_name, host, region, timeouts())
+    if getattr(meta, "configured_as", None) == wanted and meta.table_name == table_name:
         return  # unchanged: keep the cached connection and its botocore client
-    if model._connection is not None:
-        _connections[(model, meta.table_name, meta.host, meta.region)] = model._connection
+    if model._connection is not None and getattr(meta, "configured_as", None):
+        _connections[(model, *meta.configured_as)] = model._connection
     meta.table_name, meta.host, meta.region = table_name, host, region
+    meta.configured_as = wanted
     meta.max_pool_connections = settings.DYNAMODB_MAX_POOL_CONNECTIONS
-    # DynamoDB Local and moto accept any credentials; real AWS uses the standard chain.
-    meta.aws_access_key_id = meta.aws_secret_access_key = "local" if host else None
+    connect, read, attempts = wanted[3]
+    meta.connect_timeout_seconds, meta.read_timeout_seconds = connect, read
+    meta.max_retry_attempts = attempts - 1  # PynamoDB counts retries, botocore attempts
+    # Fake keys only for an engine on this machine (DynamoDB Local, moto's server); any other
+    # endpoint, and AWS itself, signs with the standard credential chain.
+    local_keys = "local" if is_local_endpoint(host) else None
+    meta.aws_access_key_id = meta.aws_secret_access_key = local_keys
     # Creating a botocore client costs tens of milliseconds: reuse one made for these settings.
-    model._connection = _connections.get((model, table_name, host, region))
+    model._connection = _connections.get((model, *wanted))
 
 
 def configure(

@@ -137,6 +137,7 @@ MIDDLEWARE = [
     "dynamo.middleware.RequestMeterMiddleware",
     # Inside the meter, so the request's line carries its DynamoDB calls and capacity.
     "project.logs.RequestLogMiddleware",
+    "dynamo.middleware.EngineFailureMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, so static files skip the rest of the stack.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -265,6 +266,23 @@ USER_PURGE_AFTER_DAYS = setting(
 )
 # One pooled connection per server thread at least (runserver and gunicorn threads).
 DYNAMODB_MAX_POOL_CONNECTIONS = 32
+# A request's deadline: a page whose engine hangs fails (503) within a few seconds instead of
+# holding a server thread for a minute. Commands run from the shell wait longer.
+DYNAMODB_CONNECT_TIMEOUT = setting(
+    "DYNAMODB_CONNECT_TIMEOUT", "float", default=1.0, check=lambda v: v > 0, hint="seconds, > 0"
+)
+DYNAMODB_READ_TIMEOUT = setting(
+    "DYNAMODB_READ_TIMEOUT", "float", default=1.5, check=lambda v: v > 0, hint="seconds, > 0"
+)
+DYNAMODB_MAX_ATTEMPTS = setting(
+    "DYNAMODB_MAX_ATTEMPTS", "int", default=2, check=lambda v: v >= 1, hint="1 or more"
+)
+DYNAMODB_COMMAND_READ_TIMEOUT = setting(
+    "DYNAMODB_COMMAND_READ_TIMEOUT", "float", default=15.0, check=lambda v: v > 0, hint="> 0"
+)
+DYNAMODB_COMMAND_MAX_ATTEMPTS = setting(
+    "DYNAMODB_COMMAND_MAX_ATTEMPTS", "int", default=5, check=lambda v: v >= 1, hint="1 or more"
+)
 
 # Production (DEBUG off) logs one JSON object per line on stdout, for CloudWatch or any log
 # system; development keeps Django's readable console output (runserver logs each request).

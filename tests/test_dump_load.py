@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from dynamo import backup
 from dynamo.models import client_for
+from tests.conftest import SHARED_PREFIX
 from tests.helpers import empty_all_tables, snapshot
 from users.models import User
 
@@ -118,7 +125,7 @@ def test_replace_leaves_the_tables_holding_exactly_the_backup(stocked, tmp_path)
 
     assert snapshot() == before
     assert User.get_or_none("extra") is None
-    assert "Emptied" in output
+    assert "Removed 1 items the backup lacks" in output
 
 
 GOOD = '{"table": "users", "item": {"username": {"S": "alice"}, "name": {"S": "Alice"}}}'
@@ -153,3 +160,62 @@ def test_a_bad_line_is_named_by_number_and_nothing_is_written(dynamo, tmp_path, 
 def test_a_missing_input_file_is_a_command_error(dynamo, tmp_path):
     with pytest.raises(CommandError, match="Cannot read"):
         load(tmp_path / "nowhere.jsonl")
+
+
+def users_file(path: Path, names: dict[str, str]) -> Path:
+    """Write a backup holding one users item per (username, name)."""
+    lines = [
+        json.dumps(
+            {
+                "table": "users",
+                "item": {"username": {"S": u}, "name": {"S": n}, "email": {"S": f"{u}@x.org"}},
+            }
+        )
+        for u, n in names.items()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def stored_users() -> dict[str, str]:
+    return {item["username"]["S"]: item["name"]["S"] for item in backup.scan_items(User)}
+
+
+@pytest.mark.engines("local")
+def test_a_replace_killed_half_way_leaves_old_or_new_items_and_a_rerun_finishes(dynamo, tmp_path):
+    old = {f"user{i:04}": "Old" for i in range(1500)} | {f"gone{i:03}": "Old" for i in range(300)}
+    new = {f"user{i:04}": "New" for i in range(1500)}
+    load(users_file(tmp_path / "old.jsonl", old))
+    restore = users_file(tmp_path / "new.jsonl", new)
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "project.settings",
+        "DJANGO_ENV_FILE": "",
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+        "DYNAMODB_ENDPOINT": User.Meta.host,
+        "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
+        "AWS_REGION": "us-east-1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    command = [sys.executable, "manage.py", "load_tables", "--replace", "-i", str(restore)]
+    process = subprocess.Popen(
+        [*command, "--threads", "1"], env=environment, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        for line in process.stdout:
+            if line.startswith("Loading:"):  # a tenth written: kill it mid-write
+                process.send_signal(signal.SIGKILL)
+                break
+    finally:
+        process.kill()
+        process.wait()
+
+    half_way = stored_users()
+    assert set(half_way) >= set(new)  # nothing the old tables held is missing
+    assert {name for name in half_way.values()} == {"Old", "New"}
+    assert all(half_way[u] == "Old" for u in half_way if u.startswith("gone"))
+
+    load(restore, replace=True)
+
+    assert stored_users() == new

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from botocore.exceptions import BotoCoreError, ClientError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from pynamodb.exceptions import PynamoDBException
 
 from dynamo import cursors
 
@@ -29,9 +27,6 @@ def talent_search(request: HttpRequest) -> HttpResponse:
         page = search(form.criteria(), limit=PAGE_SIZE, cursor=cursor)
     except cursors.InvalidCursor as exc:
         return render(request, TEMPLATE, {**context, "error": str(exc)}, status=400)
-    except (BotoCoreError, ClientError, PynamoDBException):
-        error = "The search is unavailable right now. Please try again in a moment."
-        return render(request, TEMPLATE, {**context, "error": error}, status=503)
     context.update(
         holders=page.holders,
         is_first_page=not cursor,

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from pynamodb.exceptions import PynamoDBException
 
 from .. import meter
-from ..exceptions import ConflictError, EngineUnavailable
+from ..exceptions import ConflictError, EngineUnavailable, describe
+from ..models import patient
 
 command_logger = logging.getLogger("skillboard.command")
 
@@ -34,19 +35,16 @@ def _log_summary(command: BaseCommand, command_meter: meter.Meter) -> None:
 
 def describe_engine_error(exc: BaseException) -> str:
     """Return a one-line reason for a failed DynamoDB call."""
-    cause = exc
-    while isinstance(cause, PynamoDBException) and cause.cause is not None:
-        cause = cause.cause
-    if isinstance(cause, ClientError):
-        error = cause.response.get("Error", {})
-        return f"DynamoDB refused the request: {error.get('Code')}: {error.get('Message')}"
-    if isinstance(cause, BotoCoreError):
-        return f"DynamoDB is unreachable: {cause}"
-    return str(cause) or type(cause).__name__
+    return describe(exc)
 
 
 class DynamoCommand(BaseCommand):
     """A command whose DynamoDB calls are metered (-v 2 prints them) and whose failures exit 1."""
+
+    def run_from_argv(self, argv):
+        # From the shell there is no page waiting: wait longer and retry more than a request.
+        patient()
+        return super().run_from_argv(argv)
 
     def execute(self, *args, **options):
         with meter.metered() as command_meter:

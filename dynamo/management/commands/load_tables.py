@@ -39,7 +39,10 @@ class Command(DynamoCommand):
         "Load a dump_tables backup (JSON Lines: one item per line, "
         '{"item": {...DynamoDB JSON...}, "table": "<table suffix>"}). The whole input is '
         "checked first: a bad line stops the load before anything is written. Tables must be "
-        "empty unless --replace is given."
+        "empty unless --replace is given: then the backup is written over the tables first and "
+        "the items it lacks are deleted after, so the tables are never empty on the way; a run "
+        "killed half-way leaves old and restored items side by side and is finished by "
+        "running it again."
     )
     stealth_options = ("stdin",)
 
@@ -53,7 +56,8 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--replace",
             action="store_true",
-            help="Empty every table first, so the tables end up holding exactly the backup.",
+            help="Write the backup over the tables, then delete the items it lacks, so the "
+            "tables end up holding exactly the backup without ever being empty.",
         )
         add_threads_argument(parser)
 
@@ -69,13 +73,15 @@ class Command(DynamoCommand):
             raise CommandError(
                 f"These tables hold items: {names}. Pass --replace to empty them first."
             )
-        if occupied:
-            emptied = self.empty(occupied, options["threads"])
-            self.stdout.write(f"Emptied {emptied} items from {len(occupied)} tables.")
+        # Write first, remove after: at every moment each table holds the old items, the
+        # restored ones, or both, never nothing; running again after a kill finishes the job.
         with Progress(self.stdout, len(records), "Loading") as progress:
             written = write_batches(
                 batches_of(records, "put"), threads=options["threads"], on_batch=progress.update
             )
+        if occupied:
+            removed = self.remove_missing(occupied, records, options["threads"])
+            self.stdout.write(f"Removed {removed} items the backup lacks.")
         self.stdout.write(self.style.SUCCESS(f"Loaded {written} items: {self.meter.summary()}."))
 
     def read(self, path: str, stdin=None) -> list[Record]:
@@ -110,7 +116,15 @@ class Command(DynamoCommand):
             records.append(record)
         return records
 
-    def empty(self, models: list[type[DynamoModel]], threads: int) -> int:
-        """Delete every item of these tables; return how many."""
-        records = [Record(m, item) for m in models for item in backup.scan_items(m)]
-        return write_batches(batches_of(records, "delete"), threads=threads)
+    def remove_missing(
+        self, models: list[type[DynamoModel]], records: list[Record], threads: int
+    ) -> int:
+        """Delete the items of these tables whose keys the backup lacks; return how many."""
+        wanted = {record.key() for record in records}
+        extra = [
+            found
+            for model in models
+            for found in (Record(model, item) for item in backup.scan_items(model))
+            if found.key() not in wanted
+        ]
+        return write_batches(batches_of(extra, "delete"), threads=threads)

@@ -1,0 +1,78 @@
+"""A health probe with its own tight deadline: an answer within 2 s whatever the engine does."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Any
+
+import botocore.session
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from . import meter
+from .exceptions import EngineUnavailable
+from .models import DynamoModel, is_local_endpoint
+
+# The probe's whole budget, and each call's: no retries, so a hung engine costs one timeout.
+DEADLINE_SECONDS = 1.8
+CONNECT_TIMEOUT = 0.5
+READ_TIMEOUT = 1.5
+
+_clients: dict[tuple[Any, ...], Any] = {}
+_lock = threading.Lock()
+# Hung calls end at their read timeout; until then they hold a worker, never a request.
+_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="healthz")
+
+
+def probe_client(model: type[DynamoModel]):
+    """Return a DynamoDB client for the model's endpoint with the probe's timeouts (cached)."""
+    meta = model.Meta
+    key = (meta.host, meta.region)
+    with _lock:
+        if key not in _clients:
+            fake = "local" if is_local_endpoint(meta.host) else None
+            _clients[key] = meter.instrument(
+                botocore.session.get_session().create_client(
+                    "dynamodb",
+                    region_name=meta.region,
+                    endpoint_url=meta.host,
+                    aws_access_key_id=fake,
+                    aws_secret_access_key=fake,
+                    config=Config(
+                        connect_timeout=CONNECT_TIMEOUT,
+                        read_timeout=READ_TIMEOUT,
+                        retries={"total_max_attempts": 1, "mode": "standard"},
+                    ),
+                )
+            )
+        return _clients[key]
+
+
+def _exists(model: type[DynamoModel]) -> bool:
+    try:
+        probe_client(model).describe_table(TableName=model.Meta.table_name)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
+            return False
+        raise
+    return True
+
+
+def missing_tables(models: list[type[DynamoModel]]) -> list[str]:
+    """Return the names of the tables that do not exist; raise EngineUnavailable past the deadline.
+
+    Any other failure of the engine (unreachable, refused) propagates as botocore raised it.
+    """
+    # Each call runs in the request's context, so the request's meter counts it.
+    futures = {
+        _pool.submit(contextvars.copy_context().run, _exists, model): model for model in models
+    }
+    done, pending = wait(futures, timeout=DEADLINE_SECONDS, return_when=FIRST_EXCEPTION)
+    for future in done:
+        if future.exception() is not None:
+            raise future.exception()
+    if pending:
+        raise EngineUnavailable(f"no answer within {DEADLINE_SECONDS:g} s")
+    return [futures[f].Meta.table_name for f in done if not f.result()]

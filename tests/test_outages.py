@@ -1,0 +1,169 @@
+"""An engine that is down or frozen: every page answers a fast 503 with Retry-After.
+
+The module runs a DynamoDB Local of its own (data on disk, so a killed one comes back on the
+same port with its data), so the session's shared engine is never stopped or frozen. The
+models get the web's default deadline rather than the test settings' patient one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User as StaffUser
+from django.test import override_settings
+
+from catalog.models import Skill
+from dynamo import local, tables
+from dynamo.models import configure
+from stats.models import UserStats
+from tests.admin_fixtures import client_for
+from users.models import User, UserSkill
+
+# The defaults of project/settings.py, whatever the test settings say.
+WEB_DEADLINE = {
+    "DYNAMODB_CONNECT_TIMEOUT": 1.0,
+    "DYNAMODB_READ_TIMEOUT": 1.5,
+    "DYNAMODB_MAX_ATTEMPTS": 2,
+}
+# Two attempts of 1.5 s fail the engine's call in 3 s; the rest is Django's own time.
+PAGE_SECONDS = 5.0
+HEALTHZ_SECONDS = 2.5
+PAGES = [
+    "/leaderboard/",
+    "/skills/search/?skill=Python",
+    "/admin/users/user/",
+    "/admin/users/user/alice/change/",
+]
+
+
+class OwnEngine:
+    """A DynamoDB Local this module may kill, freeze and bring back."""
+
+    def __init__(self, data_dir) -> None:
+        self.data_dir = data_dir
+        self.engine = local.start(data_dir=data_dir, allow_moto=False, log=lambda _: None)
+        self.port = int(self.engine.endpoint.rsplit(":", 1)[1])
+
+    @property
+    def pid(self) -> int:
+        return self.engine.process.pid
+
+    def ensure_running(self) -> None:
+        if self.engine.process.poll() is not None:
+            self.engine = local.start(
+                data_dir=self.data_dir, port=self.port, allow_moto=False, log=lambda _: None
+            )
+
+    def stop(self) -> None:
+        if self.engine.process.poll() is None:
+            os.kill(self.pid, signal.SIGCONT)  # never leave a frozen process behind
+        self.engine.stop()
+
+
+@pytest.fixture(scope="module")
+def own_engine(tmp_path_factory) -> Iterator[OwnEngine]:
+    """The module's engine with its tables, a learner and a skill; models pointed at it."""
+    own = OwnEngine(tmp_path_factory.mktemp("outage-engine"))
+    try:
+        prefix = f"outage-{uuid.uuid4().hex[:6]}-"
+        configure(endpoint=own.engine.endpoint, prefix=prefix, region="us-east-1")
+        for model in tables.all_models():
+            tables.create_missing(model)
+        python = Skill("python", name="Python", category="Programming")
+        python.save()
+        User("alice", name="Alice", email="alice@example.com").save()
+        UserSkill.for_catalog("alice", python, proficiency="Expert", years=6).save()
+        UserStats("alice", xp=120).save()
+        with override_settings(**WEB_DEADLINE):
+            # New timeouts, new connections: the pages get the web's deadline.
+            configure(endpoint=own.engine.endpoint, prefix=prefix, region="us-east-1")
+            yield own
+    finally:
+        own.stop()
+        configure()
+
+
+@pytest.fixture
+def frozen(own_engine) -> Iterator[OwnEngine]:
+    """The engine's process stopped with SIGSTOP: it accepts connections and never answers."""
+    own_engine.ensure_running()
+    os.kill(own_engine.pid, signal.SIGSTOP)
+    try:
+        yield own_engine
+    finally:
+        os.kill(own_engine.pid, signal.SIGCONT)
+
+
+@pytest.fixture
+def stopped(own_engine) -> OwnEngine:
+    """The engine's process killed: nothing listens on its port any more."""
+    own_engine.engine.process.kill()
+    own_engine.engine.process.wait()
+    return own_engine
+
+
+@pytest.fixture
+def staff_client(db):
+    return client_for(StaffUser.objects.create_superuser("ada", "ada@example.com", "pw"))
+
+
+def timed_get(client, url: str, **headers):
+    started = time.monotonic()
+    response = client.get(url, **headers)
+    return response, time.monotonic() - started
+
+
+def assert_every_page_answers_a_fast_503(client) -> None:
+    for url in PAGES:
+        response, seconds = timed_get(client, url)
+
+        assert response.status_code == 503, url
+        assert response["Retry-After"] == "5", url
+        assert "Service unavailable" in response.content.decode(), url
+        assert seconds < PAGE_SECONDS, f"{url} took {seconds:.1f} s"
+
+
+def assert_healthz_answers_503_in_time_naming_no_endpoint(client, own: OwnEngine) -> None:
+    response, seconds = timed_get(client, "/healthz")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert seconds < HEALTHZ_SECONDS, f"/healthz took {seconds:.1f} s"
+    assert response.json() == {"status": "unavailable"}
+    assert str(own.port) not in response.content.decode()
+
+
+def test_a_frozen_engine_gets_a_503_from_every_page_within_the_deadline(staff_client, frozen):
+    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, frozen)
+    assert_every_page_answers_a_fast_503(staff_client)
+
+    home, seconds = timed_get(staff_client, "/")  # needs no engine: not held up
+    assert home.status_code == 200 and seconds < 1
+
+    os.kill(frozen.pid, signal.SIGCONT)  # the engine answers again: so do the pages
+    assert staff_client.get("/admin/users/user/alice/change/").status_code == 200
+
+
+def test_a_stopped_engine_gets_a_503_from_every_page_at_once(staff_client, stopped):
+    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, stopped)
+    assert_every_page_answers_a_fast_503(staff_client)
+
+
+def test_a_json_client_gets_the_503_as_json(staff_client, stopped):
+    for headers, url in [
+        ({"HTTP_ACCEPT": "application/json"}, "/admin/users/user/"),
+        ({}, "/leaderboard/?format=json"),
+    ]:
+        response = staff_client.get(url, **headers)
+
+        assert response.status_code == 503
+        assert response["Retry-After"] == "5"
+        assert response.json() == {
+            "status": 503,
+            "detail": "The data store is unavailable right now. Please try again in a moment.",
+        }
