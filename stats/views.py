@@ -36,7 +36,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if _wants_json(request):
         response: HttpResponse = JsonResponse(data)
     else:
-        response = TemplateResponse(request, "stats/leaderboard.html", data)
+        # The rows' HTML is cached beside the data under the same key and TTL ({% cache %}).
+        fragment = {"board_seconds": settings.LEADERBOARD_CACHE_SECONDS}
+        fragment["board_key"] = _cache_key(request, metric, username)
+        response = TemplateResponse(request, "stats/leaderboard.html", data | fragment)
     patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
     patch_vary_headers(response, ["Accept"])
     return response
@@ -58,11 +61,7 @@ def _cached(request: HttpRequest, metric: str, username: str) -> tuple[bool, dic
     seconds = settings.LEADERBOARD_CACHE_SECONDS
     if seconds <= 0:
         return _read(request, metric, username)
-    variant = "json" if _wants_json(request) else "html"
-    if variant == "json" and request.GET.get("format") == "json":
-        variant = "json-format"  # its next_url keeps ?format=json
-    parts = (metric, request.GET.get("cursor", ""), username, variant, settings.LEADERBOARD_SHARDS)
-    key = "leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    key = _cache_key(request, metric, username)
     hit = cache.get(key)
     if hit is not None:
         return hit
@@ -78,6 +77,14 @@ def _cached(request: HttpRequest, metric: str, username: str) -> tuple[bool, dic
         with _refill_locks_guard:
             _refill_locks.pop(key, None)
     return hit
+
+
+def _cache_key(request: HttpRequest, metric: str, username: str) -> str:
+    variant = "json" if _wants_json(request) else "html"
+    if variant == "json" and request.GET.get("format") == "json":
+        variant = "json-format"  # its next_url keeps ?format=json
+    parts = (metric, request.GET.get("cursor", ""), username, variant, settings.LEADERBOARD_SHARDS)
+    return "leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def _read(request: HttpRequest, metric: str, username: str) -> tuple[bool, dict[str, Any]]:

@@ -124,3 +124,21 @@ def test_a_zero_ttl_reads_dynamodb_every_time(client, board, settings):
     response = client.get("/leaderboard/?metric=xp&format=json")
 
     assert response["X-DynamoDB-Calls"] == "1"
+
+
+def test_each_metric_and_learner_gets_its_own_html_rows(client, board):
+    by_xp = client.get("/leaderboard/?metric=xp").text
+    by_accuracy = client.get("/leaderboard/?metric=accuracy").text
+    around_bob = client.get("/leaderboard/?metric=xp&user=bob").text
+    by_xp_again = client.get("/leaderboard/?metric=xp")
+
+    assert by_xp.index("@alice") < by_xp.index("@bob") < by_xp.index("@carol")
+    assert by_accuracy.index("@carol") < by_accuracy.index("@alice") < by_accuracy.index("@bob")
+    assert 'is <span class="lb-you-rank">#2</span>' in around_bob
+    assert by_xp_again["X-DynamoDB-Calls"] == "0" and board_html(by_xp_again.text) == board_html(
+        by_xp
+    )
+
+
+def board_html(page):
+    return page[page.index('<section class="lb">') : page.index("</section>")]
