@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 
 from django.core.validators import RegexValidator
-from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute
+from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTimeAttribute
+from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import DynamoMeta, DynamoModel
+from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, one_of
 
-from .signals import skill_saved
+from .signals import count_holders, skill_saved
 
 CATEGORIES = (
     "Programming",
@@ -33,6 +34,9 @@ validate_skill_id = RegexValidator(
 validate_skill_name = length_between(2, 100)
 validate_category = one_of(CATEGORIES)
 
+# What a skill's `pending` marker asks of `sync_user_skills --pending`.
+SYNC = "sync"  # rewrite the holders' copies of the name and category
+
 
 class CategoryIndex(GlobalIndex):
     """Skills of one category, alphabetically."""
@@ -43,6 +47,17 @@ class CategoryIndex(GlobalIndex):
 
     category = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute(range_key=True)
+
+
+class PendingIndex(GlobalIndex):
+    """Sparse: only skills with work left for `sync_user_skills --pending`, by kind of work."""
+
+    class Meta:
+        index_name = "gsi_pending"
+        projection = AllProjection()
+
+    pending = UnicodeAttribute(hash_key=True)
+    pending_since = UTCDateTimeAttribute(range_key=True)
 
 
 class Skill(DynamoModel):
@@ -59,8 +74,13 @@ class Skill(DynamoModel):
     description = UnicodeAttribute(null=True)
     category = UnicodeAttribute()
     tags = UnicodeSetAttribute(null=True)
+    # Set by a rename or recategorisation (SYNC): the holders' copies are rewritten outside
+    # the request by `sync_user_skills --pending`, which removes the marker when done.
+    pending = UnicodeAttribute(null=True)
+    pending_since = UTCDateTimeAttribute(null=True)
 
     gsi_category = CategoryIndex()
+    gsi_pending = PendingIndex()
 
     def field_errors(self) -> dict[str, list[str]]:
         errors = FieldErrors()
@@ -76,6 +96,47 @@ class Skill(DynamoModel):
             if not 1 <= len(tag) <= 50:
                 errors.add("tags", f"Tag {tag!r} must be 1 to 50 characters long.")
         return errors
+
+    def clean(self) -> None:
+        """Mark a stored skill whose name or category changes: its holders' copies are stale."""
+        renamed = self.stored_value("name") != self.name
+        recategorised = self.stored_value("category") != self.category
+        if (
+            self.was_stored_with("name")
+            and (renamed or recategorised)
+            and self.pending in (None, SYNC)
+        ):
+            # A new time even when already pending: a run still rewriting the older name must
+            # not remove the marker of this newer one.
+            self.pending, self.pending_since = SYNC, utcnow()
+
+    def mark_done(self, pending_since) -> bool:
+        """Remove the pending marker if no newer change set it again; return whether it did.
+
+        No version bump: an admin page opened before the copies were rewritten still saves.
+        """
+        s = type(self)
+        try:
+            s._get_connection().update_item(
+                self.skill_id,
+                actions=[s.pending.remove(), s.pending_since.remove()],
+                condition=s.pending_since == pending_since,
+            )
+        except UpdateError as exc:
+            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
+                return False
+            raise
+        self.pending = self.pending_since = None
+        return True
+
+    def holder_count(self) -> int:
+        """Return how many learners hold this skill (the users app counts, on its index)."""
+        return sum(count for _, count in count_holders.send(sender=type(self), skill=self))
+
+    @classmethod
+    def pending_work(cls, kind: str) -> list[Skill]:
+        """Return the skills marked with this kind of pending work, oldest first (one Query)."""
+        return list(cls.gsi_pending.query(kind))
 
     def written(self, *, created: bool) -> None:
         """Let holders' copies follow the skill's name and category."""

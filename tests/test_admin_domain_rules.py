@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
+from django.core.management import call_command
+
+from catalog.models import Skill
 from stats.models import UserStats
 from tests.test_admin_change import PYTHON, inline_post, skill_form
 from users.models import UserSkill
 
 
-def test_renaming_a_skill_in_the_admin_rewrites_every_holders_copy(admin_client_, alice):
+def test_renaming_a_skill_in_the_admin_leaves_the_copies_to_the_worker_and_says_so(
+    admin_client_, alice
+):
     response = admin_client_.post(
-        PYTHON, skill_form(skill_id="python", name="Python 3", _version="1", tags="language")
+        PYTHON,
+        skill_form(skill_id="python", name="Python 3", _version="1", tags="language"),
+        follow=True,
     )
 
-    assert response.status_code == 302, response.content.decode()
+    assert "1 holders&#x27; copies of “Python 3” are pending" in response.content.decode()
+    assert UserSkill.get("alice", "python").skill_name == "Python"
+    call_command("sync_user_skills", "--pending", stdout=StringIO())
     assert UserSkill.get("alice", "python").skill_name == "Python 3"
+    assert Skill.get("python").pending is None
 
 
 def test_soft_deleting_a_user_in_the_admin_takes_them_off_the_board(admin_client_, alice):

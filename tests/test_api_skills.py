@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
+from django.core.management import call_command
+
 from catalog.models import CATEGORIES, Skill
 from dynamo_admin.models import AdminLog
 from tests.admin_fixtures import calls
@@ -147,11 +151,15 @@ def test_an_edit_renames_every_holders_copy_and_is_logged(dynamo, alice, api_cli
     )
     assert response.status_code == 200
     assert response["ETag"] == '"2"' and response.json()["name"] == "Python 3"
+    assert Skill.get("python").pending == "sync"  # the copies follow outside the request
+    call_command("sync_user_skills", "--pending", stdout=StringIO())
     held = UserSkill.get("alice", "python")
     assert (held.skill_name, held.category) == ("Python 3", "Data")
     [entry] = AdminLog.history(Skill.get("python"))
     assert (entry.action, entry.user) == ("change", "eve")
-    assert entry.changes == {"name": ["Python", "Python 3"], "category": ["Programming", "Data"]}
+    assert entry.changes["name"] == ["Python", "Python 3"]
+    assert entry.changes["category"] == ["Programming", "Data"]
+    assert entry.changes["pending"] == [None, "sync"]  # the marker the worker clears
 
 
 def test_put_replaces_every_editable_field(dynamo, python, api_client):

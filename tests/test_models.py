@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 
 from catalog.models import Skill
 from dynamo.exceptions import AlreadyExists, StaleVersion
@@ -78,6 +81,7 @@ def test_renaming_a_catalog_skill_rewrites_every_copy(python, learners):
 
     python.name, python.category = "Python 3", "Backend"
     python.save()
+    call_command("sync_user_skills", "--pending", stdout=StringIO())
 
     copies = {
         (c.username, c.skill_name, c.category) for c in UserSkill.gsi_skill_id.query("python")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
@@ -89,6 +92,7 @@ def test_renaming_the_skill_while_a_learner_is_deleted_keeps_them_out(python):
 
     python.name = "Python 3"
     python.save()
+    call_command("sync_user_skills", "--pending", stdout=StringIO())
 
     assert [h.username for h in UserSkill.search("Python 3")] == ["alice"]
     assert UserSkill.get("bob", "python").skill_name == "Python 3"

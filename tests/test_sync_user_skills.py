@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import Skill
+from dynamo import meter
 from dynamo.batch import batch_put
 from users.models import User, UserSkill
 
@@ -75,3 +76,84 @@ def test_an_unknown_skill_id_is_a_command_error_and_nothing_is_rewritten(stale_c
         sync("python", "cobol")
 
     assert {name for _, name, _ in copies("python")} == {"Python"}
+
+
+@pytest.fixture
+def holders(dynamo):
+    """Forty holders of python, each with a skill listed in the search."""
+    python = Skill("python", name="Python", category="Programming")
+    python.save()
+    users = [User(f"user{n:02d}", name=f"User {n}", email=f"u{n}@example.com") for n in range(40)]
+    batch_put(User, users)
+    batch_put(UserSkill, [UserSkill.for_catalog(u, python, proficiency="Advanced") for u in users])
+    return Skill.get("python")
+
+
+def rename(skill: Skill, name: str) -> None:
+    skill.name = name
+    skill.save()
+
+
+def test_a_rename_writes_no_copy_and_marks_the_skill_pending(holders):
+    with meter.metered() as calls:
+        rename(holders, "Python 3")
+
+    assert calls.count == 1  # the skill's own PutItem, whatever the number of holders
+    stored = Skill.get("python")
+    assert (stored.pending, stored.pending_since is not None) == ("sync", True)
+    assert [s.skill_id for s in Skill.pending_work("sync")] == ["python"]
+    assert {name for _, name, _ in copies("python")} == {"Python"}
+
+
+def test_pending_rewrites_every_copy_of_renamed_skills_and_clears_the_marker(holders):
+    rename(holders, "Python 3")
+
+    output = sync("--pending", "--threads", "4")
+
+    assert {name for _, name, _ in copies("python")} == {"Python 3"}
+    assert len(list(UserSkill.search("Python 3"))) == 40
+    assert list(UserSkill.search("Python")) == []
+    assert Skill.get("python").pending is None
+    assert Skill.pending_work("sync") == []
+    assert "Rewrote 40 stale copies of 1 catalog skills" in output
+    assert " WCU" in output and " RCU" in output  # the capacity it used
+
+
+def test_pending_finishes_a_run_that_died_half_way_and_a_second_run_writes_nothing(holders):
+    rename(holders, "Python 3")
+    for holding in list(UserSkill.gsi_skill_id.query("python"))[:15]:
+        holding.rewrite_copy(Skill.get("python"))  # what the dead run got done
+
+    assert "Rewrote 25 stale copies" in sync("--pending")
+    before = {h.pk: h.version for h in UserSkill.scan()}
+    assert "Rewrote 0 stale copies of 0 catalog skills" in sync("--pending")
+    assert {h.pk: h.version for h in UserSkill.scan()} == before
+
+
+def test_a_rename_during_a_run_keeps_the_skill_pending_for_the_next(holders):
+    rename(holders, "Python 3")
+    seen = Skill.pending_work("sync")[0]
+    rename(Skill.get("python"), "CPython")
+
+    assert not seen.mark_done(seen.pending_since)  # the run that read the first rename
+    assert Skill.get("python").pending == "sync"
+    sync("--pending")
+    assert {name for _, name, _ in copies("python")} == {"CPython"}
+
+
+def test_pending_and_skill_ids_together_is_a_command_error(holders):
+    with pytest.raises(CommandError, match="not both"):
+        sync("python", "--pending")
+
+
+def test_a_learner_deleted_after_the_read_is_not_put_back_in_the_search(holders):
+    rename(holders, "Python 3")
+    read = list(UserSkill.gsi_skill_id.query("python"))
+    User.get("user07").soft_delete()  # between the worker's read and its write
+
+    assert UserSkill.rewrite_copies(read, Skill.get("python")) == 40
+
+    assert {name for _, name, _ in copies("python")} == {"Python 3"}
+    stored = UserSkill.get("user07", "python")
+    assert (stored.skill_name, stored.listed_skill_name) == ("Python 3", None)
+    assert len(list(UserSkill.search("Python 3"))) == 39

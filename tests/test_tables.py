@@ -23,6 +23,7 @@ EXPECTED = {
         [("skill_id", "HASH")],
         {
             "gsi_category": [("category", "HASH"), ("name", "RANGE")],
+            "gsi_pending": [("pending", "HASH"), ("pending_since", "RANGE")],
         },
     ),
     "user-skills": (

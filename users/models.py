@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import Any
 
 from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, RegexValidator
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
 from dynamo.exceptions import ConflictError
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
+from dynamo.parallel import DEFAULT_THREADS, run_parallel
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
 
 from .signals import deletion_changed, renamed
@@ -29,6 +34,7 @@ PROFICIENCIES = ("Beginner", "Intermediate", "Advanced", "Expert")
 LEVELS = {proficiency: rank for rank, proficiency in enumerate(PROFICIENCIES, start=1)}
 validate_proficiency = one_of(PROFICIENCIES)
 validate_years = whole_number(0, 60)
+TRANSACTION_SIZE = 100  # DynamoDB's limit of actions in one TransactWriteItems
 
 
 class CreatedMonthIndex(GlobalIndex):
@@ -142,6 +148,12 @@ class User(DynamoModel):
     def skills(self, limit: int | None = None) -> list[UserSkill]:
         """Return the user's skills in the order they were added (one Query)."""
         return list(UserSkill.gsi_user_created_at.query(self.username, limit=limit))
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 class SkillHoldersIndex(GlobalIndex):
@@ -333,29 +345,75 @@ class UserSkill(DynamoModel):
         return True
 
     @classmethod
-    def sync_with_catalog(cls, skill: Skill) -> int:
-        """Rewrite every stale copy of a catalog skill's name and category; return how many."""
+    def sync_with_catalog(
+        cls,
+        skill: Skill,
+        *,
+        threads: int = DEFAULT_THREADS,
+        on_done: Callable[[int], None] | None = None,
+    ) -> int:
+        """Rewrite every stale copy of a catalog skill's name and category; return how many.
+
+        Reads the holders page by page from gsi_skill_id (their items are projected, so the
+        stale ones are known without another read) and rewrites them 100 to a transaction,
+        each update conditional on the version read, from `threads` threads. Copies already
+        right are not written, so a run that died half-way is finished by the next and a
+        second run writes nothing. `on_done` gets each chunk's count of rewritten copies.
+        """
         rewritten = 0
-        for holding in cls.gsi_skill_id.query(skill.skill_id):
-            if holding.is_in_sync_with(skill):
-                continue
-            if holding.rewrite_copy(skill):
-                rewritten += 1
+
+        def count(done: int) -> None:
+            nonlocal rewritten
+            rewritten += done
+            if on_done:
+                on_done(done)
+
+        stale = (h for h in cls.gsi_skill_id.query(skill.skill_id) if not h.is_in_sync_with(skill))
+        chunks = _chunks(stale, TRANSACTION_SIZE)
+        run_parallel(
+            lambda chunk: cls.rewrite_copies(chunk, skill), chunks, threads=threads, on_done=count
+        )
         return rewritten
+
+    @classmethod
+    def rewrite_copies(cls, holdings: list[UserSkill], skill: Skill) -> int:
+        """Rewrite up to 100 copies in one transaction, each on the version read; return how many.
+
+        One call instead of a hundred; a holding changed since it was read cancels the
+        transaction, and the chunk is then rewritten one conditional UpdateItem at a time.
+        """
+        try:
+            with TransactWrite(connection=cls._get_connection().connection) as transaction:
+                for holding in holdings:
+                    transaction.update(holding, actions=holding.copy_actions(skill))
+        except TransactWriteError:
+            return sum(holding.rewrite_copy(skill) for holding in holdings)
+        return len(holdings)
+
+    def copy_actions(self, skill: Skill) -> list:
+        """Return the update actions that copy the skill's name and category into this item."""
+        cls = type(self)
+        actions = [
+            cls.skill_name.set(skill.name),
+            cls.category.set(skill.category),
+            cls.updated_at.set(utcnow()),
+        ]
+        if self.listed_skill_name is not None:
+            actions.append(cls.listed_skill_name.set(skill.name))
+        return actions
+
+    @classmethod
+    def holders_count(cls, skill_id: str) -> int:
+        """Return how many learners hold a skill (a COUNT Query on gsi_skill_id)."""
+        return cls.gsi_skill_id.count(skill_id)
 
     def rewrite_copy(self, skill: Skill) -> bool:
         """Rewrite this holding's copies of the skill; return False if it is gone meanwhile."""
         cls = type(self)
         holding: UserSkill | None = self
         for _ in range(3):  # a soft delete or restore may flip the listing between attempts
-            listed = holding.listed_skill_name is not None
-            actions = [
-                cls.skill_name.set(skill.name),
-                cls.category.set(skill.category),
-                cls.updated_at.set(utcnow()),
-            ]
-            if listed:
-                actions.append(cls.listed_skill_name.set(skill.name))
+            actions = holding.copy_actions(skill)
+            if holding.listed_skill_name is not None:
                 condition = cls.listed_skill_name.exists()
             else:
                 condition = cls.username.exists() & cls.listed_skill_name.does_not_exist()

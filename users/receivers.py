@@ -1,19 +1,23 @@
-"""Keep user-skills in step with the catalog and with their learners' accounts."""
+"""Keep user-skills in step with their learners' accounts.
+
+Copies of a renamed catalog skill are rewritten outside the request: the save marks the skill
+pending and `sync_user_skills --pending` (scheduled every minute) rewrites them.
+"""
 
 from __future__ import annotations
 
 from django.dispatch import receiver
 
-from catalog.signals import skill_saved
+from catalog.signals import count_holders
 
 from .models import UserSkill
 from .signals import deletion_changed
 
 
-@receiver(skill_saved)
-def sync_copies_of_saved_skill(sender, skill, created=False, **kwargs) -> None:
-    if not created:  # a new skill has no holders yet
-        UserSkill.sync_with_catalog(skill)
+@receiver(count_holders)
+def count_user_skills(sender, skill, **kwargs) -> int:
+    """Count the learners holding a catalog skill (a COUNT Query on gsi_skill_id)."""
+    return UserSkill.holders_count(skill.skill_id)
 
 
 @receiver(deletion_changed)
