@@ -8,9 +8,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from django.contrib.admin.utils import quote
+from django.urls import NoReverseMatch, reverse
+from django.utils.text import capfirst
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute
 
 from dynamo.batch import batch_put
+from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
@@ -60,6 +64,17 @@ def object_key_for(item: DynamoModel) -> str:
     return f"{item.app_label}.{item.model_name}:{'/'.join(str(v) for v in item.pk)}"
 
 
+class ActorIndex(GlobalIndex):
+    """One staff user's entries, newest last: the admin index's Recent actions."""
+
+    class Meta:
+        index_name = "gsi_user_logged_at"
+        projection = AllProjection()
+
+    user = UnicodeAttribute(hash_key=True)
+    logged_at = UnicodeAttribute(range_key=True)
+
+
 class AdminLog(DynamoModel):
     """One add, change or delete made through the admin."""
 
@@ -78,6 +93,8 @@ class AdminLog(DynamoModel):
     user = UnicodeAttribute()
     object_repr = UnicodeAttribute(null=True)
     changes = JSONAttribute(null=True)
+
+    gsi_user_logged_at = ActorIndex()
 
     @classmethod
     def entry_for(
@@ -139,6 +156,52 @@ class AdminLog(DynamoModel):
         """Return an item's log entries, newest first (one Query)."""
         return list(cls.query(object_key_for(item), scan_index_forward=False, limit=limit))
 
+    @classmethod
+    def recent_for(cls, user: str, limit: int = 10) -> list[AdminLog]:
+        """Return a staff user's latest entries, newest first (one Query on gsi_user_logged_at)."""
+        query = cls.gsi_user_logged_at.query(user, scan_index_forward=False, limit=limit)
+        return list(query)
+
     @property
     def logged_time(self) -> datetime:
         return datetime.fromisoformat(self.logged_at.split("#", 1)[0])
+
+    # What Django's admin templates read from a LogEntry (the index's Recent actions).
+    @property
+    def action_time(self) -> datetime:
+        return self.logged_time
+
+    def is_addition(self) -> bool:
+        return self.action == ADDITION
+
+    def is_change(self) -> bool:
+        return self.action == CHANGE
+
+    def is_deletion(self) -> bool:
+        return self.action == DELETION
+
+    @property
+    def logged_model(self) -> type[DynamoModel] | None:
+        """Return the model of the logged object, or None if no model has its label."""
+        label = self.object_key.split(":", 1)[0]
+        return next(
+            (m for m in DynamoModel.registry if f"{m.app_label}.{m.model_name}" == label), None
+        )
+
+    @property
+    def model_verbose_name(self) -> str:
+        model = self.logged_model
+        return capfirst(model.verbose_name) if model else self.object_key.split(":", 1)[0]
+
+    def get_admin_url(self) -> str | None:
+        """Return the change page of the logged object, as LogEntry.get_admin_url does."""
+        model = self.logged_model
+        if model is None:
+            return None
+        # Key values are logged '/'-joined; no key of ours holds a '/'.
+        values = self.object_key.split(":", 1)[1].split("/")
+        object_id = ",".join(quote(value) for value in values)
+        try:
+            return reverse(f"admin:{model.app_label}_{model.model_name}_change", args=[object_id])
+        except NoReverseMatch:
+            return None

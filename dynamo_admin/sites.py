@@ -6,6 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.admin import AdminSite
+from django.contrib.admin.models import LogEntry
 from django.contrib.admin.sites import AlreadyRegistered, NotRegistered
 from django.urls import NoReverseMatch, include, path, re_path, reverse
 from django.utils.text import capfirst, format_lazy
@@ -13,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dynamo.models import DynamoModel
 
+from .models import AdminLog
 from .options import DynamoModelAdmin
 
 
@@ -69,6 +71,18 @@ class DynamoAdminSite(AdminSite):
             if labels is None or model.app_label in labels:
                 errors.extend(model_admin.check())
         return errors
+
+    # --- index -------------------------------------------------------------------------
+    def index(self, request, extra_context=None):
+        """Show Django's index, the user's DynamoDB changes among its Recent actions."""
+        context = {"recent_actions": self.recent_actions(request), **(extra_context or {})}
+        return super().index(request, context)
+
+    def recent_actions(self, request, limit: int = 10) -> list[Any]:
+        """Return the user's latest log entries, DynamoDB's (one Query) and Django's, merged."""
+        entries: list[Any] = AdminLog.recent_for(request.user.get_username(), limit)
+        entries += LogEntry.objects.filter(user=request.user).select_related("content_type")[:limit]
+        return sorted(entries, key=lambda entry: entry.action_time, reverse=True)[:limit]
 
     # --- URLs -----------------------------------------------------------------------------
     def get_urls(self):

@@ -12,6 +12,7 @@ from pynamodb.attributes import UnicodeSetAttribute
 
 from catalog.admin import SkillAdmin
 from catalog.models import Skill
+from dynamo_admin.writes import write_with_history
 from stats.models import UserStats
 from users.admin import UserAdmin, UserSkillInline
 from users.models import User
@@ -226,3 +227,20 @@ def test_an_inline_permission_method_receives_the_parent_item(admin_client_, ali
 
     assert 'name="userskill-1-skill_id"' not in alices  # no empty row to add one
     assert 'name="userskill-0-skill_id"' in bobs
+
+
+def test_recent_actions_list_the_users_dynamodb_changes_from_one_query(admin_client_, python):
+    admin_client_.post(
+        f"{SKILLS}python/change/", {"name": "Python 3", "category": "Programming", "_version": "1"}
+    )
+    admin_client_.post(f"{SKILLS}add/", {"skill_id": "go", "name": "Go", "category": "Other"})
+    write_with_history(Skill("rust", name="Rust", category="Other"), "add", "someone-else")
+
+    response = admin_client_.get("/admin/")
+
+    page = response.content.decode()
+    recent = page[page.index('id="recent-actions-module"') :]
+    assert recent.index(">go</a>") < recent.index(">python</a>")  # newest first
+    assert 'href="/admin/catalog/skill/python/change/"' in recent
+    assert "rust" not in recent  # another staff user's change
+    assert response.wsgi_request.dynamo_meter.count_of("Query") == 1

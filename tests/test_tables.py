@@ -55,7 +55,10 @@ EXPECTED = {
             ],
         },
     ),
-    "admin-log": ([("object_key", "HASH"), ("logged_at", "RANGE")], {}),
+    "admin-log": (
+        [("object_key", "HASH"), ("logged_at", "RANGE")],
+        {"gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")]},
+    ),
     "jobs": ([("name", "HASH")], {}),
 }
 
