@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 ADDR ?= 127.0.0.1:8000
 SEED_USERS ?= 500
+# gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
+WEB_CONCURRENCY ?= 2
 
 .PHONY: run serve test lint format install system-deps dynamodb-local bench clean
 
@@ -31,7 +33,7 @@ run: dynamodb-local .env
 ## serve: production: static files collected, gunicorn (DEBUG off) on ADDR; see .env.production.example.
 serve: install
 	DJANGO_DEBUG=false $(PY) manage.py collectstatic --no-input -v 0
-	DJANGO_DEBUG=false exec $(VENV)/bin/gunicorn -c project/gunicorn.conf.py --bind $(ADDR)
+	DJANGO_DEBUG=false exec $(VENV)/bin/gunicorn -c project/gunicorn.conf.py --bind $(ADDR) --workers $(WEB_CONCURRENCY)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -14,13 +14,13 @@ from . import tables
 from .models import DynamoModel, table_name_for
 
 # What the application calls on a table: item reads and writes (transaction items are
-# authorized one by one as GetItem, PutItem, UpdateItem, DeleteItem, ConditionCheckItem),
-# batches, paged Queries and Scans (admin changelists, backups), and DescribeTable
-# (health check, `create_tables --check`, dump and load).
+# authorized one by one as PutItem, UpdateItem, DeleteItem; no transaction has a bare
+# ConditionCheck), batches, paged Queries and Scans (admin changelists, backups), and
+# DescribeTable (health check, `create_tables --check`, dump and load). The test suite's
+# IAM audit fails if the code needs more or a full run uses less.
 TABLE_ACTIONS = (
     "BatchGetItem",
     "BatchWriteItem",
-    "ConditionCheckItem",
     "DeleteItem",
     "DescribeTable",
     "GetItem",

@@ -10,8 +10,7 @@ wsgi_app = "project.wsgi:application"
 worker_class = "gthread"
 # One pooled DynamoDB connection per thread: a thread never waits for a connection.
 threads = settings.DYNAMODB_MAX_POOL_CONNECTIONS
-# Workers come from `--workers` or WEB_CONCURRENCY (gunicorn reads both); two by default.
-workers = 2
+# Workers: `--workers`, else WEB_CONCURRENCY (`make serve` passes WEB_CONCURRENCY, 2 by default).
 # Requests are logged by the application (one JSON line each); gunicorn logs its own errors.
 errorlog = "-"
 # A load balancer in front keeps connections open; keep them a little longer than it does.

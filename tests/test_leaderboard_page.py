@@ -67,6 +67,19 @@ def test_the_json_variant_serves_the_same_ranking(client, learners, request_kwar
     assert [r["username"] for r in data["results"]] == ["erin", "alice", "carol", "bob", "dave"]
 
 
+@pytest.mark.parametrize(
+    ("metric", "order"),
+    [
+        ("streak", ["bob", "alice", "erin", "carol", "dave"]),
+        ("efficiency", ["carol", "alice", "erin", "bob", "dave"]),
+    ],
+)
+def test_each_metric_ranks_by_its_own_score(client, learners, metric, order):
+    data = client.get(f"/leaderboard/?metric={metric}&format=json").json()
+
+    assert [r["username"] for r in data["results"]] == order
+
+
 def test_pages_follow_the_cursor_with_ranks_carried_over(client, learners, monkeypatch):
     monkeypatch.setattr("stats.views.top", _top_with_limit(2))
     seen, url = [], "/leaderboard/?metric=xp&format=json"
