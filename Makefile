@@ -50,5 +50,9 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+## bench: every benchmark on DynamoDB Local, results in bench/RESULTS.md (BENCH_USERS=100000).
+bench: dynamodb-local
+	$(PY) bench/run.py
+
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

