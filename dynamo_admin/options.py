@@ -47,7 +47,12 @@ def deleted_label(item: DynamoModel) -> str:
 
 
 class ModelOpts:
-    """What Django's admin templates read from `opts`, for a DynamoDB model."""
+    """What Django's admin (its site, views and templates) reads from `_meta` or `opts`."""
+
+    # A DynamoDB model is never abstract, swapped or keyed by a composite Django pk.
+    abstract = False
+    swapped = None
+    is_composite_pk = False
 
     def __init__(self, model: type[DynamoModel]) -> None:
         self.model = model

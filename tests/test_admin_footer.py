@@ -19,11 +19,13 @@ def footer_of(response) -> str:
     return footer
 
 
-@pytest.mark.parametrize(
-    "url", ["/admin/", "/admin/auth/user/", "/admin/auth/", "/admin/password_change/"]
-)
+@pytest.mark.parametrize("url", ["/admin/auth/user/", "/admin/auth/", "/admin/password_change/"])
 def test_djangos_own_admin_pages_show_the_meter_in_the_footer(admin_client_, url):
     assert "0 DynamoDB calls, " in footer_of(admin_client_.get(url))
+
+
+def test_the_index_counts_the_one_query_of_its_recent_actions(admin_client_, dynamo):
+    assert "1 DynamoDB call, " in footer_of(admin_client_.get("/admin/"))
 
 
 def test_the_login_page_shows_the_meter_in_the_footer(client, db):
