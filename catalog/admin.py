@@ -1,10 +1,15 @@
 from django import forms
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 
 from dynamo_admin.decorators import register
 from dynamo_admin.options import DynamoModelAdmin
 
 from .models import CATEGORIES, SYNC, Skill
+
+# Removing a held skill removes its holders' user-skills: that takes this permission too.
+REMOVE_HOLDERS_PERMISSION = "users.delete_userskill"
+COUNT_SECONDS = 1.0  # time a rename's save may spend counting the copies it left pending
 
 
 @register(Skill)
@@ -37,10 +42,49 @@ class SkillAdmin(DynamoModelAdmin):
         skill = self.get_object(request, object_id)
         if skill is None or skill.pending != SYNC:
             return
-        holders = skill.holder_count()
+        # Counting 34,540 holders takes seconds: the message waits at most one.
+        holders, complete = skill.holder_count(within=COUNT_SECONDS)
         if holders:
             messages.info(
                 request,
-                f"{holders:,} holders' copies of “{skill.name}” are pending: they are rewritten "
+                f"{holders:,}{'' if complete else '+'} holders' copies of “{skill.name}” are "
+                "pending: they are rewritten "
                 "outside this request within a minute or two (sync_user_skills --pending).",
             )
+
+    def delete_view(self, request, object_id: str, extra_context=None):
+        skill = self.get_object(request, object_id)
+        # A COUNT Query on gsi_skill_id: the page says how many user-skills would go with it.
+        request.skill_holders = skill.holder_count()[0] if skill is not None else 0
+        context = {
+            "holders": request.skill_holders,
+            "may_remove_holders": request.user.has_perm(REMOVE_HOLDERS_PERMISSION),
+            **(extra_context or {}),
+        }
+        return super().delete_view(request, object_id, context)
+
+    def delete_model(self, request, obj: Skill) -> None:
+        """Delete an unheld skill; mark a held one for removal with its holders' user-skills."""
+        holders = getattr(request, "skill_holders", None)
+        if holders is None:
+            holders = obj.holder_count()[0]
+        if not holders:
+            return super().delete_model(request, obj)
+        if not request.user.has_perm(REMOVE_HOLDERS_PERMISSION):
+            raise ValidationError(
+                f"{holders} learners hold “{obj.name}”, and your account may not delete user "
+                "skills: nothing was deleted."
+            )
+        if request.POST.get("remove_holders") != "yes":
+            raise ValidationError(
+                f"{holders} learners hold “{obj.name}”: confirm removing their user skills "
+                "too, or keep the skill."
+            )
+        obj.request_removal()  # on the version the page showed; StaleVersion otherwise
+        self.message_user(
+            request,
+            f"“{obj.name}” and its {holders} holders' user skills are being removed outside "
+            "this request (sync_user_skills --pending, within a minute or two).",
+            messages.INFO,
+        )
+        return None

@@ -36,6 +36,7 @@ validate_category = one_of(CATEGORIES)
 
 # What a skill's `pending` marker asks of `sync_user_skills --pending`.
 SYNC = "sync"  # rewrite the holders' copies of the name and category
+REMOVE = "remove"  # delete the holders' user-skills, then the skill
 
 
 class CategoryIndex(GlobalIndex):
@@ -75,7 +76,8 @@ class Skill(DynamoModel):
     category = UnicodeAttribute()
     tags = UnicodeSetAttribute(null=True)
     # Set by a rename or recategorisation (SYNC): the holders' copies are rewritten outside
-    # the request by `sync_user_skills --pending`, which removes the marker when done.
+    # the request by `sync_user_skills --pending`, which removes the marker when done. Set to
+    # REMOVE by a confirmed delete of a held skill: the worker deletes the user-skills, then it.
     pending = UnicodeAttribute(null=True)
     pending_since = UTCDateTimeAttribute(null=True)
 
@@ -129,9 +131,26 @@ class Skill(DynamoModel):
         self.pending = self.pending_since = None
         return True
 
-    def holder_count(self) -> int:
-        """Return how many learners hold this skill (the users app counts, on its index)."""
-        return sum(count for _, count in count_holders.send(sender=type(self), skill=self))
+    @property
+    def is_being_removed(self) -> bool:
+        return self.pending == REMOVE
+
+    def request_removal(self) -> None:
+        """Mark the skill for removal with its holders' user-skills, if unchanged since read.
+
+        The worker (`sync_user_skills --pending`) deletes the user-skills, then the skill; from
+        now on no new user-skill may reference it.
+        """
+        s = type(self)
+        self.update(actions=[s.pending.set(REMOVE), s.pending_since.set(utcnow())])
+
+    def holder_count(self, within: float | None = None) -> tuple[int, bool]:
+        """Return how many learners hold this skill and whether that is all of them.
+
+        The users app counts, on its index; `within` seconds bounds the time spent counting.
+        """
+        answers = [a for _, a in count_holders.send(sender=type(self), skill=self, within=within)]
+        return sum(count for count, _ in answers), all(complete for _, complete in answers)
 
     @classmethod
     def pending_work(cls, kind: str) -> list[Skill]:

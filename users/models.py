@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from itertools import islice
@@ -12,6 +13,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, RegexValidator
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.constants import COUNT
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
@@ -150,7 +152,8 @@ class User(DynamoModel):
         return list(UserSkill.gsi_user_created_at.query(self.username, limit=limit))
 
 
-def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+def in_chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Yield lists of up to `size` items, drawing lazily from `items`."""
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
@@ -279,6 +282,8 @@ class UserSkill(DynamoModel):
         skill = self.catalog_skill()
         if skill is None and self.skill_id and SKILL_ID_RE.fullmatch(self.skill_id):
             errors["skill_id"] = [f"No catalog skill {self.skill_id!r}."]
+        elif skill is not None and skill.is_being_removed:
+            errors["skill_id"] = [f"“{skill.name}” is being removed from the catalog."]
         elif skill is not None:
             self.copy_from_catalog(skill)
         learner = self.learner()
@@ -369,7 +374,7 @@ class UserSkill(DynamoModel):
                 on_done(done)
 
         stale = (h for h in cls.gsi_skill_id.query(skill.skill_id) if not h.is_in_sync_with(skill))
-        chunks = _chunks(stale, TRANSACTION_SIZE)
+        chunks = in_chunks(stale, TRANSACTION_SIZE)
         run_parallel(
             lambda chunk: cls.rewrite_copies(chunk, skill), chunks, threads=threads, on_done=count
         )
@@ -403,9 +408,26 @@ class UserSkill(DynamoModel):
         return actions
 
     @classmethod
-    def holders_count(cls, skill_id: str) -> int:
-        """Return how many learners hold a skill (a COUNT Query on gsi_skill_id)."""
-        return cls.gsi_skill_id.count(skill_id)
+    def holders_count(cls, skill_id: str, *, within: float | None = None) -> tuple[int, bool]:
+        """Count a skill's holders with COUNT Queries on gsi_skill_id; return (count, complete).
+
+        A COUNT still reads every holder's index item (about 12 pages of 1 MB for 34,540
+        holders), so a request that must stay fast gives `within` seconds and gets a lower
+        bound when time runs out.
+        """
+        connection = cls._get_connection()
+        deadline = None if within is None else time.monotonic() + within
+        count, start = 0, None
+        while True:
+            page = connection.query(
+                skill_id, index_name="gsi_skill_id", select=COUNT, exclusive_start_key=start
+            )
+            count += page["Count"]
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return count, True
+            if deadline is not None and time.monotonic() >= deadline:
+                return count, False
 
     def rewrite_copy(self, skill: Skill) -> bool:
         """Rewrite this holding's copies of the skill; return False if it is gone meanwhile."""

@@ -15,9 +15,9 @@ from .signals import deletion_changed
 
 
 @receiver(count_holders)
-def count_user_skills(sender, skill, **kwargs) -> int:
-    """Count the learners holding a catalog skill (a COUNT Query on gsi_skill_id)."""
-    return UserSkill.holders_count(skill.skill_id)
+def count_user_skills(sender, skill, within=None, **kwargs) -> tuple[int, bool]:
+    """Count the learners holding a catalog skill (COUNT Queries on gsi_skill_id)."""
+    return UserSkill.holders_count(skill.skill_id, within=within)
 
 
 @receiver(deletion_changed)

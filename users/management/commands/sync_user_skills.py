@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 
 from django.core.management.base import CommandError
 
-from catalog.models import SYNC, Skill
+from catalog.models import REMOVE, SYNC, Skill
+from dynamo.batch import BATCH_SIZE, delete_request
+from dynamo.exceptions import ConflictError
 from dynamo.management.base import DynamoCommand
-from dynamo.parallel import add_threads_argument
-from users.models import UserSkill
+from dynamo.parallel import add_threads_argument, write_batches
+from users.models import UserSkill, in_chunks
 
 REPORT_EVERY = 5000  # copies between two progress lines
 
@@ -31,7 +34,8 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--pending",
             action="store_true",
-            help="Finish the pending catalog changes: rewrite the copies of renamed skills.",
+            help="Finish the pending catalog changes: rewrite the copies of renamed skills, "
+            "remove deleted skills with their user-skills.",
         )
         add_threads_argument(parser)
 
@@ -48,9 +52,16 @@ class Command(DynamoCommand):
         else:
             skills = list(Skill.iter_all())
         rewritten = sum(self.handle_one(skill) for skill in skills)
+        removals = Skill.pending_work(REMOVE) if pending else []
+        removed = sum(self.remove_one(skill) for skill in removals)
+        gone = (
+            f"; removed {len(removals)} deleted skills with {removed} user-skills"
+            if pending
+            else ""
+        )
         self.stdout.write(
             self.style.SUCCESS(
-                f"Rewrote {rewritten} stale copies of {len(skills)} catalog skills in "
+                f"Rewrote {rewritten} stale copies of {len(skills)} catalog skills{gone} in "
                 f"{time.perf_counter() - started:.1f} s: {self.meter.summary()}."
             )
         )
@@ -85,3 +96,22 @@ class Command(DynamoCommand):
         if self.verbose or count:
             self.stdout.write(f"{current.skill_id}: rewrote {count} copies")
         return count
+
+    def remove_one(self, skill: Skill) -> int:
+        """Delete a skill marked for removal: its user-skills first, then it; return how many.
+
+        A run that dies half-way leaves the marker, so the next run deletes what is left.
+        """
+        current = Skill.get_or_none(skill.skill_id, consistent_read=True)
+        if current is None or not current.is_being_removed:
+            return 0
+        holdings = UserSkill.gsi_skill_id.query(current.skill_id)
+        batches = (
+            (UserSkill, [delete_request(h) for h in chunk])
+            for chunk in in_chunks(holdings, BATCH_SIZE)
+        )
+        removed = write_batches(batches, threads=self.threads)
+        with suppress(ConflictError):  # gone already: another worker finished it
+            current.delete(condition=Skill.pending == REMOVE, add_version_condition=False)
+        self.stdout.write(f"{current.skill_id}: removed with {removed} user-skills")
+        return removed
