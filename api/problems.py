@@ -6,39 +6,25 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as RequestValidationError
-from pynamodb.exceptions import PynamoDBException
 
 from dynamo.exceptions import (
     AlreadyExists,
     BadKey,
     ConflictError,
-    EngineUnavailable,
     StaleVersion,
+    describe,
+    outage_cause,
 )
+from dynamo.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
 INVALID_FIELDS = "urn:skillboard:problem:invalid-fields"
-RETRY_AFTER_SECONDS = 5
-# DynamoDB's answers that mean "not now" rather than "not this request".
-ENGINE_BUSY_CODES = frozenset(
-    {
-        "InternalServerError",
-        "LimitExceededException",
-        "ProvisionedThroughputExceededException",
-        "RequestLimitExceeded",
-        "ResourceNotFoundException",
-        "ServiceUnavailable",
-        "ThrottlingException",
-        "UnrecognizedClientException",
-    }
-)
 NON_FIELD = "__all__"
 
 logger = logging.getLogger(__name__)
@@ -110,27 +96,9 @@ def request_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     return entries
 
 
-def is_outage(exc: BaseException) -> bool:
-    """Return whether an exception means the engine cannot answer now (a 503, not a 500)."""
-    if isinstance(exc, EngineUnavailable | BotoCoreError):
-        return True
-    cause: BaseException | None = exc
-    while isinstance(cause, PynamoDBException) and cause.cause is not None:
-        cause = cause.cause
-    if isinstance(cause, BotoCoreError):
-        return True
-    if isinstance(cause, ClientError):
-        return cause.response.get("Error", {}).get("Code") in ENGINE_BUSY_CODES
-    return False
-
-
 def outage() -> HttpResponse:
-    """Return the 503 an engine outage gets, as the pages answer it."""
-    return problem(
-        503,
-        "The data store is unavailable right now. Please try again in a moment.",
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
-    )
+    """Return the 503 an engine outage gets: the pages' message and Retry-After."""
+    return problem(503, UNAVAILABLE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
 def install(api) -> None:
@@ -178,8 +146,11 @@ def install(api) -> None:
 
     @api.exception_handler(Exception)
     def on_error(request: HttpRequest, exc: Exception) -> HttpResponse:
-        if is_outage(exc):
-            logger.warning("API request failed on the engine: %s", exc)
+        cause = outage_cause(exc)
+        if cause is not None:
+            logger.warning(
+                "DynamoDB unavailable for %s %s: %s", request.method, request.path, describe(cause)
+            )
             return outage()
         logger.exception("API request failed: %s %s", request.method, request.path)
         return problem(500, "Something went wrong on our side; it has been logged.")

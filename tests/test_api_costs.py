@@ -1,0 +1,32 @@
+"""What API requests cost: DynamoDB calls per request, read from the X-DynamoDB-Calls header."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.admin_fixtures import calls
+
+READS = [
+    ("/api/skills/python", 1),  # GetItem
+    ("/api/skills?category=Programming", 1),  # one Query on gsi_category
+    ("/api/learners/alice", 1),
+    ("/api/learners/alice/skills", 2),  # the learner, then one Query on gsi_user_created_at
+    ("/api/learners/alice/stats", 1),
+    ("/api/leaderboard/xp", 1),  # one Query per shard (one shard)
+    ("/api/search?skill=Python&level=Expert&min_years=5", 1),
+]
+
+
+@pytest.mark.parametrize(("path", "expected"), READS)
+def test_a_read_costs_what_its_access_pattern_says(dynamo, alice, api_client, path, expected):
+    response = api_client.get(path)
+    assert response.status_code == 200
+    assert calls(response) == expected
+
+
+def test_creating_writes_the_item_and_its_history_in_one_call(dynamo, api_client):
+    response = api_client.post(
+        "/api/skills", {"skill_id": "go", "name": "Go", "category": "Programming"}
+    )
+    assert response.status_code == 201
+    assert calls(response) == 1  # one TransactWriteItems: the skill and its log entry
