@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
@@ -18,7 +20,11 @@ UNAVAILABLE = "The data store is unavailable right now. Please try again in a mo
 
 
 class RequestMeterMiddleware:
-    """Meter the request's DynamoDB calls; expose them as `request.dynamo_meter` and a header."""
+    """Meter the request's DynamoDB calls: `request.dynamo_meter`, and headers for staff.
+
+    The figures tell how the tables are read, so they go to staff and to DEBUG only: the
+    `X-DynamoDB-*` and `Server-Timing` headers, and the footers (`request.show_dynamo_meter`).
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -26,7 +32,10 @@ class RequestMeterMiddleware:
     def __call__(self, request):
         with meter.metered() as request_meter:
             request.dynamo_meter = request_meter
+            request.show_dynamo_meter = partial(meter_visible, request)
             response = self.get_response(request)
+        if not meter_visible(request):
+            return response
         response["X-DynamoDB-Calls"] = str(request_meter.count)
         response["X-DynamoDB-Capacity"] = (
             f"read={request_meter.read_units:g}; write={request_meter.write_units:g}"
@@ -61,6 +70,14 @@ class EngineFailureMiddleware:
         response = error_response(request, 503, UNAVAILABLE)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+def meter_visible(request: HttpRequest) -> bool:
+    """Return whether the request may see its DynamoDB figures: DEBUG, or a staff user."""
+    if settings.DEBUG:
+        return True
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated and user.is_staff)
 
 
 def wants_json(request: HttpRequest) -> bool:

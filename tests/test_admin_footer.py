@@ -28,8 +28,10 @@ def test_the_index_counts_the_one_query_of_its_recent_actions(admin_client_, dyn
     assert "1 DynamoDB call, " in footer_of(admin_client_.get("/admin/"))
 
 
-def test_the_login_page_shows_the_meter_in_the_footer(client, db):
-    assert "0 DynamoDB calls, " in footer_of(client.get("/admin/login/"))
+def test_the_login_page_shows_no_meter_to_a_visitor(client, db):
+    page = client.get("/admin/login/").content.decode()
+
+    assert 'id="dynamodb-meter"' not in page and "DynamoDB call" not in page
 
 
 @pytest.mark.parametrize(

@@ -34,8 +34,8 @@ def test_calls_outside_a_meter_are_not_recorded(dynamo):
     assert meter.current() is None
 
 
-def test_every_response_carries_its_dynamodb_figures(dynamo, client):
-    response = client.get("/healthz")
+def test_every_response_to_staff_carries_its_dynamodb_figures(dynamo, bare_staff_client):
+    response = bare_staff_client.get("/healthz")
 
     assert response["X-DynamoDB-Calls"] == str(len(tables.all_models()))  # one per table
     assert response["X-DynamoDB-Capacity"] == "read=0; write=0"
@@ -55,3 +55,29 @@ def test_raw_client_calls_report_their_consumed_capacity_too(dynamo):
         )
 
     assert metered.read_units > 0
+
+
+def test_an_anonymous_visitor_gets_no_dynamodb_figures(dynamo, client):
+    for url in ("/healthz", "/leaderboard/", "/"):
+        response = client.get(url)
+
+        assert "X-DynamoDB-Calls" not in response, url
+        assert "X-DynamoDB-Capacity" not in response, url
+        assert "Server-Timing" not in response, url
+        assert "DynamoDB call" not in response.content.decode(), url
+
+
+def test_staff_see_the_figures_in_the_page_footer_too(dynamo, bare_staff_client):
+    response = bare_staff_client.get("/leaderboard/")
+
+    assert response["X-DynamoDB-Calls"] == "1"
+    assert '<footer class="meter">1 DynamoDB call' in response.content.decode()
+
+
+def test_in_debug_everyone_gets_the_figures(dynamo, client, settings):
+    settings.DEBUG = True
+
+    response = client.get("/leaderboard/")
+
+    assert response["X-DynamoDB-Calls"] == "1"
+    assert response["Server-Timing"].startswith("dynamodb;dur=")
