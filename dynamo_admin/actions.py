@@ -34,7 +34,7 @@ def delete_selected(model_admin, request, items):
         deleted, stale = 0, []
         for item in items:
             shown = versions.get(object_id(item), "")
-            if not shown.isdigit() or int(shown) != item.version:
+            if not (shown.isascii() and shown.isdigit()) or int(shown) != item.version:
                 stale.append(str(item))
                 continue
             try:

@@ -141,6 +141,24 @@ class ItemForm(forms.Form):
         value = self.cleaned_data.get(VERSION_FIELD)
         return int(value) if value not in (None, "") else None
 
+    def apply_version(self, item: DynamoModel) -> None:
+        """Make the item's save conditional on the version the page showed."""
+        shown = self.shown_version()
+        if shown is not None or item.version is not None:
+            item.version = shown
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        # A page showing a stored item always posts its version: without it a save could
+        # overwrite a change made meanwhile, so it is refused, never guessed.
+        shown_one = self.initial.get(VERSION_FIELD) is not None
+        if shown_one and cleaned.get(VERSION_FIELD) is None and VERSION_FIELD not in self.errors:
+            raise ValidationError(
+                "The page did not say which version it showed, so nothing was saved. "
+                "Reload it and make the change again."
+            )
+        return cleaned
+
     def apply_to(self, item: DynamoModel) -> dict[str, list[Any]]:
         """Set the cleaned values on an item; return {attribute: [old, new]} for each change."""
         changes = {}

@@ -153,7 +153,7 @@ class InlineFormSet:
             gone = form.stored_key in self.gone
             deleting = self.formset.can_delete and form.cleaned_data.get("DELETE")
             if stored is not None and deleting:
-                stored.version = form.shown_version()
+                form.apply_version(stored)
                 writes.append(Write(self.inline, form, stored, DELETION, gone=gone))
                 continue
             if deleting or not form.has_changed():
@@ -164,7 +164,7 @@ class InlineFormSet:
                 continue
             item = stored or self.inline.new_item(self.parent)
             if stored is not None:
-                item.version = form.shown_version()
+                form.apply_version(item)
             changes = form.apply_to(item)
             action = CHANGE if stored else ADDITION
             writes.append(Write(self.inline, form, item, action, changes, gone=gone))

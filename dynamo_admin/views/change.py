@@ -95,7 +95,7 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     adding = stored is None
     item = model_admin.model() if adding else stored
     if not adding:
-        item.version = form.shown_version()  # the save must find what the page showed
+        form.apply_version(item)  # the save must find what the page showed
     changes = form.apply_to(item)
     writes = []
     if adding or changes:

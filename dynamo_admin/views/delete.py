@@ -34,7 +34,7 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
         model_admin.require(not perms_needed and not protected)
         shown = request.POST.get("version", "")
         try:
-            if not shown.isdigit():
+            if not (shown.isascii() and shown.isdigit()):  # "²".isdigit(), but int() refuses it
                 raise ValidationError("The page did not say which version to delete.")
             item.version = int(shown)
             model_admin.delete_model(request, item)
