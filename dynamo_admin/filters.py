@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
 
 from dynamo import limits
@@ -59,24 +60,65 @@ def parse_key_value(attribute: Attribute, text: str) -> Any:
 
 
 class ListFilter:
-    """A filter of the changelist sidebar: a title, a parameter and the values to choose from."""
+    """A filter of the changelist sidebar, with the API of Django's SimpleListFilter.
+
+    `lookups(request, model_admin)` offers (value, label) pairs (None offers a text box),
+    `value()` is the chosen one, `choices(changelist)` yields the links Django's
+    `admin/filter.html` renders, and `source(value)` (where Django has `queryset()`) returns
+    the one read that serves the chosen value.
+    """
 
     title = ""
     parameter_name = ""
     index_name = ""
+    template = "admin/filter.html"
 
-    def __init__(self, model: type[DynamoModel], params: dict[str, str]) -> None:
+    def __init__(self, request, params, model: type[DynamoModel], model_admin) -> None:
+        self.request = request
         self.model = model
-        self.value = params.get(self.parameter_name) or None
+        self.model_admin = model_admin
+        self.used_parameters: dict[str, str] = {}
+        chosen = params.get(self.parameter_name)
+        if chosen:
+            self.used_parameters[self.parameter_name] = chosen
+        lookups = self.lookups(request, model_admin)
+        self.lookup_choices = None if lookups is None else list(lookups)
+        if self.lookup_choices is None:
+            self.template = "dynamo_admin/filter_text.html"
+
+    def value(self) -> str | None:
+        """Return the value chosen in the query string, or None."""
+        return self.used_parameters.get(self.parameter_name)
+
+    def has_output(self) -> bool:
+        return True
+
+    def expected_parameters(self) -> list[str]:
+        return [self.parameter_name]
 
     def lookups(self, request, model_admin) -> Iterable[tuple[str, str]] | None:
         """Return (value, label) pairs to offer; None offers a text box instead."""
         return None
 
+    def choices(self, changelist) -> Iterable[dict[str, Any]]:
+        """Yield each choice's `selected`, `query_string` and `display`, as Django's filters."""
+        yield {
+            "selected": self.value() is None,
+            "query_string": changelist.choose(self.parameter_name, None),
+            "display": _("All"),
+        }
+        for lookup, label in self.lookup_choices or ():
+            yield {
+                "selected": self.value() == str(lookup),
+                "query_string": changelist.choose(self.parameter_name, str(lookup)),
+                "display": label,
+            }
+
     def index(self) -> GlobalIndex:
         return indexes_of(self.model)[self.index_name]
 
     def source(self, value: str) -> Source:
+        """Return the read that lists the items of the chosen value (Django's queryset())."""
         raise NotImplementedError
 
 

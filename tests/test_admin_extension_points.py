@@ -12,6 +12,7 @@ from pynamodb.attributes import UnicodeSetAttribute
 
 from catalog.admin import SkillAdmin
 from catalog.models import Skill
+from dynamo_admin.filters import IndexFilter
 from dynamo_admin.writes import write_with_history
 from stats.models import UserStats
 from users.admin import UserAdmin, UserSkillInline
@@ -244,3 +245,31 @@ def test_recent_actions_list_the_users_dynamodb_changes_from_one_query(admin_cli
     assert 'href="/admin/catalog/skill/python/change/"' in recent
     assert "rust" not in recent  # another staff user's change
     assert response.wsgi_request.dynamo_meter.count_of("Query") == 1
+
+
+class CodeOnly(IndexFilter):
+    """A filter written as a Django engineer writes a SimpleListFilter."""
+
+    title = "kind"
+    parameter_name = "kind"
+    index_name = "gsi_category"
+
+    def lookups(self, request, model_admin):
+        return [("Programming", "Code")]
+
+    def source(self, value):
+        assert self.value() == value  # value() is a method, as in Django
+        return super().source(value)
+
+
+def test_a_list_filter_uses_djangos_filter_api_and_template(admin_client_, python, monkeypatch):
+    Skill("aws", name="AWS", category="Cloud").save()
+    monkeypatch.setattr(SkillAdmin, "list_filter", [CodeOnly])
+
+    sidebar = admin_client_.get(SKILLS).content.decode()
+    chosen = admin_client_.get(SKILLS, {"kind": "Programming"}).content.decode()
+
+    assert '<details data-filter-title="kind" open>' in sidebar  # Django's admin/filter.html
+    assert '<a href="?kind=Programming">Code</a>' in sidebar
+    assert ">python</a>" in chosen and ">aws</a>" not in chosen
+    assert '<li class="selected">\n    <a href="?kind=Programming">Code</a>' in chosen

@@ -77,7 +77,8 @@ class ChangeList:
         self.per_page = model_admin.get_list_per_page(request)
         self.search_fields = model_admin.get_search_fields(request)
         self.filters = [
-            cls(self.model, self.params) for cls in model_admin.get_list_filter_classes(request)
+            cls(request, self.params, self.model, model_admin)
+            for cls in model_admin.get_list_filter_classes(request)
         ]
         self.date_index = model_admin.get_date_hierarchy_index(request)
         self.source, self.active = self.get_source()
@@ -97,9 +98,9 @@ class ChangeList:
         if self.query and self.search_fields:
             return self.search_source(), SEARCH_VAR
         for list_filter in self.filters:
-            if list_filter.value is not None:
+            if list_filter.value() is not None:
                 try:
-                    return list_filter.source(list_filter.value), list_filter.parameter_name
+                    return list_filter.source(list_filter.value()), list_filter.parameter_name
                 except (ValueError, KeyError) as exc:
                     raise BadQuery(f"Bad {list_filter.title} filter: {exc}") from exc
         if self.date_index is not None:
@@ -221,38 +222,6 @@ class ChangeList:
         return rows
 
     # --- sidebar --------------------------------------------------------------------------
-    def filter_specs(self) -> list[dict[str, Any]]:
-        """Return each filter's title, choices (or text box) and whether it is in use."""
-        specs = []
-        for list_filter in self.filters:
-            lookups = list_filter.lookups(self.request, self.model_admin)
-            name = list_filter.parameter_name
-            choices = [
-                {
-                    "display": "All",
-                    "selected": list_filter.value is None,
-                    "url": self.choose(name, None),
-                }
-            ]
-            for value, label in lookups or ():
-                choices.append(
-                    {
-                        "display": label,
-                        "selected": list_filter.value == str(value),
-                        "url": self.choose(name, str(value)),
-                    }
-                )
-            specs.append(
-                {
-                    "title": list_filter.title,
-                    "parameter": name,
-                    "value": list_filter.value,
-                    "choices": choices,
-                    "text_box": lookups is None,
-                }
-            )
-        return specs
-
     def date_hierarchy(self) -> dict[str, Any] | None:
         """Return the year and month links of the date hierarchy, none after today's month."""
         if self.date_index is None:
