@@ -8,12 +8,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.constants import ALL_NEW
 from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, client_for
+from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, client_for, utcnow
 from dynamo.validators import FieldErrors, number_between, whole_number
 from users.models import User, validate_username
 
@@ -119,6 +120,32 @@ class ReminderIndex(GlobalIndex):
     next_reminder_at = UTCDateTimeAttribute(range_key=True)
 
 
+class StreakExpiryIndex(GlobalIndex):
+    """Learners whose streak breaks on one UTC day, unless they study first (sparse)."""
+
+    class Meta:
+        index_name = "gsi_streak_expires_on"
+        projection = AllProjection()
+
+    streak_expires_on = UnicodeAttribute(hash_key=True)
+
+
+def bad_username(username: str) -> bool:
+    """Return whether a username breaks the username rule (reserved keys included)."""
+    try:
+        validate_username(username)
+    except ValidationError:
+        return True
+    return False
+
+
+def streak_expiry(last_active_day: str | None, streak: float | None) -> str | None:
+    """Return the day a streak breaks if no session comes first: two days after the last."""
+    if not last_active_day or not streak:
+        return None
+    return (date.fromisoformat(last_active_day) + timedelta(days=2)).isoformat()
+
+
 class UserStats(DynamoModel):
     """A learner's running statistics and reminder schedule."""
 
@@ -148,6 +175,9 @@ class UserStats(DynamoModel):
     minutes_studied = NumberAttribute(default=0)
     sessions = NumberAttribute(default=0)
     last_active_day = UnicodeAttribute(null=True)  # YYYY-MM-DD, UTC
+    # The day the streak breaks unless a session comes first (absent without a streak):
+    # `expire_streaks` reads it through gsi_streak_expires_on, one day at a time.
+    streak_expires_on = UnicodeAttribute(null=True)  # YYYY-MM-DD, UTC
     # Reminder delivery (see stats/reminders.py): chosen hour, claim lease, retries.
     reminder_hour = NumberAttribute(null=True)  # 0-23, UTC
     reminder_claim = UnicodeAttribute(null=True)
@@ -160,6 +190,7 @@ class UserStats(DynamoModel):
     gsi_leaderboard_efficiency = leaderboard_index("efficiency")
     gsi_leaderboard_accuracy = leaderboard_index("accuracy")
     gsi_user_stats_reminders = ReminderIndex()
+    gsi_streak_expires_on = StreakExpiryIndex()
 
     @classmethod
     def leaderboard_index(cls, metric: str) -> LeaderboardIndex:
@@ -173,6 +204,8 @@ class UserStats(DynamoModel):
         # A username rule keeps reserved keys (`#...`) out of the table on every write path.
         if errors.require("username", self.username):
             errors.check("username", validate_username, self.username)
+            if self.learner_error and "username" not in errors:
+                errors.add("username", self.learner_error)
         for name in ("xp", "streak", "questions_answered", "questions_correct", "sessions"):
             if errors.require(name, getattr(self, name)):
                 errors.check(name, whole_number(0), getattr(self, name))
@@ -184,16 +217,51 @@ class UserStats(DynamoModel):
             errors.add("questions_correct", "Cannot exceed the questions answered.")
         if self.minutes_studied is not None and self.minutes_studied < 0:
             errors.add("minutes_studied", "Must be 0 or more.")
+        if not errors:  # the percentages are what the totals give, as sessions keep them
+            accuracy, efficiency = self.derived_metrics()
+            if self.accuracy != accuracy:
+                errors.add(
+                    "accuracy",
+                    f"Must be {accuracy:g}, what {answered:g} answered and {correct:g} right give.",
+                )
+            if self.efficiency != efficiency:
+                errors.add(
+                    "efficiency",
+                    f"Must be {efficiency:g}, what {correct:g} right in "
+                    f"{self.minutes_studied:g} minutes give.",
+                )
         if self.reminder_hour is not None:
             errors.check("reminder_hour", whole_number(0, 23), self.reminder_hour)
         return errors
 
+    # The learner new stats are for, when the caller has it at hand (seed): saves a read.
+    learner: User | None = None
+    # Why clean() found no live learner for new stats; field_errors() reports it.
+    learner_error: str | None = None
+
     def clean(self) -> None:
-        """Keep the reminder's bucket the hour of its time; copy the learner's name if missing."""
+        """Keep the reminder's bucket and the streak's expiry in step; new stats need a learner."""
         self.schedule_reminder(self.next_reminder_at)
-        if self.name is None and self.username:
-            learner = User.get_or_none(self.username)
-            self.name = learner.name if learner is not None else None
+        try:
+            expires = streak_expiry(self.last_active_day, self.streak)
+        except (TypeError, ValueError):
+            raise ValidationError({"last_active_day": "Enter a date as YYYY-MM-DD."}) from None
+        # An expiry already past goes under today, which every expire_streaks run reads:
+        # a streak saved whole that its last active day no longer holds breaks within the hour.
+        today = utcnow().date().isoformat()
+        self.streak_expires_on = None if expires is None else max(expires, today)
+        self.learner_error = None
+        if self.version is not None or not self.username or bad_username(self.username):
+            return  # existing stats were checked when made; a bad key has its own message
+        learner = self.learner
+        if learner is None or learner.username != self.username:
+            learner = User.get_or_none(self.username, consistent_read=True)
+        if learner is None:
+            self.learner_error = "No learner has this username."
+        elif learner.is_deleted:
+            self.learner_error = "This learner is deleted: restore them before adding stats."
+        else:
+            self.name = learner.name
 
     def stamp(self) -> None:
         super().stamp()
@@ -254,6 +322,25 @@ class UserStats(DynamoModel):
         never overwrites a fresher one.
         """
         today, yesterday = day.isoformat(), (day - timedelta(days=1)).isoformat()
+        expires = (day + timedelta(days=2)).isoformat()
+        if expires <= now.date().isoformat():
+            # A back-dated session whose streak has broken since: the day counts, no streak.
+            grown = started = [
+                cls.streak.set(0),
+                cls.last_active_day.set(today),
+                cls.streak_expires_on.remove(),
+            ]
+        else:
+            grown = [
+                cls.streak.set((cls.streak | 0) + 1),
+                cls.last_active_day.set(today),
+                cls.streak_expires_on.set(expires),
+            ]
+            started = [
+                cls.streak.set(1),
+                cls.last_active_day.set(today),
+                cls.streak_expires_on.set(expires),
+            ]
         common = [
             cls.xp.add(xp),
             cls.questions_answered.add(questions),
@@ -270,12 +357,9 @@ class UserStats(DynamoModel):
         ]
         rules = [
             ([], cls.last_active_day >= today),
+            (grown, cls.last_active_day == yesterday),
             (
-                [cls.streak.set((cls.streak | 0) + 1), cls.last_active_day.set(today)],
-                cls.last_active_day == yesterday,
-            ),
-            (
-                [cls.streak.set(1), cls.last_active_day.set(today)],
+                started,
                 cls.last_active_day.does_not_exist() | (cls.last_active_day < yesterday),
             ),
         ]
@@ -344,6 +428,17 @@ class UserStats(DynamoModel):
             cls.apply(username, [cls.leaderboard_partition.set(partition)], condition) is not None
         )
 
+    def break_streak(self) -> bool:
+        """Set the streak to 0 unless a session moved the last active day since it was read."""
+        cls = type(self)
+        done = cls.apply(
+            self.username,
+            [cls.streak.set(0), cls.streak_expires_on.remove()],
+            (cls.last_active_day == self.last_active_day)
+            & (cls.streak_expires_on == self.streak_expires_on),
+        )
+        return done is not None
+
     # --- reminder delivery (see stats/reminders.py) ---------------------------------------
     def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:
         """Take the reminder for a run unless it moved on or a live lease holds it."""
@@ -383,6 +478,21 @@ class UserStats(DynamoModel):
                 cls.next_reminder_bucket.set(reminder_bucket(retry_at)),
                 cls.reminder_attempts.set(attempts),
                 cls.last_reminder_error.set(error[:500]),
+                cls.reminder_claim.remove(),
+                cls.reminder_lease_until.remove(),
+            ],
+            cls.reminder_claim == token,
+        )
+        return done is not None
+
+    def release_reminder(self, token: str, when: datetime) -> bool:
+        """Put a claimed reminder off to `when` without sending it; False if unclaimed."""
+        cls = type(self)
+        done = cls.apply(
+            self.username,
+            [
+                cls.next_reminder_at.set(when),
+                cls.next_reminder_bucket.set(reminder_bucket(when)),
                 cls.reminder_claim.remove(),
                 cls.reminder_lease_until.remove(),
             ],

@@ -7,8 +7,11 @@ the hour of `now`, and for each reminder due at or before `now`:
    unexpired lease is held) that writes a claim token and a lease;
 2. sends the email through Django's email backend;
 3. records it with one UpdateItem conditioned on the claim token: `last_reminded_at`, the next
-   daily reminder, and the claim removed. A failed send records the error, counts the attempt
-   and leaves the reminder due for the next run (after MAX_ATTEMPTS it moves on to the next day).
+   daily reminder (at least MIN_GAP later, so an overdue reminder caught up just before the
+   next falls due is that day's only one), and the claim removed. A reminder falling due
+   within MIN_GAP of the last one sent is put off to the next day unsent. A failed send
+   records the error, counts the attempt and leaves the reminder due for the next run (after
+   MAX_ATTEMPTS it moves on to the next day).
 
 The watermark is the earliest hour bucket that may still hold a due reminder. It lives in the
 jobs table (`dynamo.jobs`, job `send_reminders`): the claims and the watermark then live in
@@ -39,6 +42,9 @@ from .models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, r
 JOB = "send_reminders"
 LEGACY_WATERMARK_KEY = "#send_reminders"
 LEASE = timedelta(minutes=5)
+# A daily reminder: never two within this time, even when an overdue one is caught up late
+# just before the next one falls due (the next is then the following day's).
+MIN_GAP = timedelta(hours=12)
 MAX_ATTEMPTS = 5
 FIRST_RUN_LOOKBACK = timedelta(days=7)
 
@@ -199,6 +205,11 @@ class Run:
             claimed.drop_reminder(self.token)
             self.summary.skipped += 1
             return
+        sent_at = claimed.last_reminded_at
+        if sent_at is not None and self.clock() - sent_at < MIN_GAP:
+            claimed.release_reminder(self.token, next_daily(claimed, sent_at + MIN_GAP))
+            self.summary.skipped += 1
+            return
         try:
             self.send(claimed, user)
         except Exception as exc:  # any failed send is recorded, retried, and fails the run
@@ -207,7 +218,7 @@ class Run:
             self.summary.errors.append(f"{claimed.username} (attempt {attempts}): {exc}")
             return
         now = self.clock()
-        claimed.complete_reminder(self.token, now, next_daily(claimed, now))
+        claimed.complete_reminder(self.token, now, next_daily(claimed, now + MIN_GAP))
         self.summary.sent += 1
 
     def give_back(self, claimed: UserStats, error: str) -> int:

@@ -12,6 +12,7 @@ from django.test import Client
 
 from catalog.models import Skill
 from stats.models import UserStats
+from tests.helpers import totals_for
 from users.models import User, UserSkill
 
 
@@ -68,7 +69,7 @@ def alice(dynamo, python) -> User:
     user = User("alice", name="Alice Liddell", email="alice@example.com")
     user.save()
     UserSkill.for_catalog("alice", python, proficiency="Expert", years=6).save()
-    UserStats("alice", xp=120, streak=3, efficiency=50, accuracy=75.5).save()
+    UserStats("alice", xp=120, streak=3, **totals_for(75.5, 50)).save()
     return user
 
 

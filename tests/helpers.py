@@ -46,3 +46,23 @@ def run_together(work: Callable[[], Any], times: int) -> list[Any]:
     if errors:
         raise errors[0]
     return results
+
+
+def totals_for(accuracy: float = 0, efficiency: float = 0) -> dict[str, float]:
+    """Return running totals whose derived accuracy and efficiency are exactly these."""
+    from stats.models import accuracy_of, efficiency_of
+
+    correct = round(accuracy * 10)
+    minutes = 0 if not efficiency else round(50 * correct / efficiency, 4)
+    totals = {"questions_answered": 1000, "questions_correct": correct, "minutes_studied": minutes}
+    if (accuracy_of(1000, correct), efficiency_of(correct, minutes)) != (accuracy, efficiency):
+        raise ValueError(f"No totals give accuracy {accuracy} and efficiency {efficiency}.")
+    return totals | {"accuracy": accuracy, "efficiency": efficiency}
+
+
+def learners_for(usernames: list[str]) -> None:
+    """Store a learner for each username, as stats need one."""
+    from dynamo.batch import batch_put
+    from users.models import User
+
+    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u in usernames])

@@ -8,6 +8,7 @@ import pytest
 from dynamo.models import client_for
 from stats.models import UserStats
 from tests.admin_fixtures import calls, listed
+from tests.helpers import learners_for
 
 STATS = "/admin/stats/userstats/"
 WATERMARK_KEY = "#send_reminders"
@@ -17,6 +18,7 @@ CHECKPOINT_KEY = {"username": {"S": "#reshard_leaderboard"}}
 @pytest.fixture
 def bookkeeping(dynamo):
     """Two learners' stats beside the reminder watermark and the reshard checkpoint."""
+    learners_for(["alice", "bob"])
     UserStats("alice", xp=10).save()
     UserStats("bob", xp=20).save()
     client_for(UserStats).put_item(

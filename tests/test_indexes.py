@@ -9,6 +9,7 @@ import pytest
 from catalog.models import CATEGORIES, Skill
 from dynamo.batch import batch_put
 from stats.models import METRICS, UserStats
+from tests.helpers import totals_for
 from users.models import PROFICIENCIES, User, UserSkill
 
 START = datetime(2026, 1, 1, 9, tzinfo=UTC)
@@ -49,10 +50,11 @@ def population(dynamo):
             user.username,
             xp=(i % 6) * 100,
             streak=i % 4,
-            efficiency=(i % 5) * 12.5,
-            accuracy=round(100 - (i % 7) * 3.3, 1),
+            **totals_for(round(100 - (i % 7) * 3.3, 1), (i % 5) * 12.5),
         )
         item.schedule_reminder(START + timedelta(minutes=17 * i))
+        # Made while every learner was live: new stats for a soft-deleted one are refused.
+        item.learner = User(user.username, name=user.name)
         stats.append(item)
     batch_put(UserStats, stats)
     return {"skills": skills, "users": users, "holdings": holdings, "stats": stats}

@@ -7,6 +7,7 @@ import pytest
 from dynamo.batch import batch_put
 from stats.models import UserStats
 from tests.admin_fixtures import calls
+from tests.helpers import totals_for
 from users.models import User
 
 LEARNERS = [
@@ -24,7 +25,7 @@ def learners(dynamo, settings):
     batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in LEARNERS])
     batch_put(
         UserStats,
-        [UserStats(u, xp=xp, streak=s, efficiency=e, accuracy=a) for u, _, xp, s, e, a in LEARNERS],
+        [UserStats(u, xp=xp, streak=s, **totals_for(a, e)) for u, _, xp, s, e, a in LEARNERS],
     )
 
 

@@ -11,6 +11,7 @@ from dynamo.meter import metered
 from stats import leaderboard
 from stats.leaderboard import BadLeaderboardRequest, rank_sorted
 from stats.models import METRICS, UserStats, leaderboard_partition_for
+from tests.helpers import learners_for, totals_for
 
 USERS = 90
 
@@ -26,8 +27,10 @@ def make_stats(count: int, shards: int, seed: int = 7) -> list[UserStats]:
                 # Narrow ranges make plenty of ties.
                 xp=rng.randrange(0, 40) * 10,
                 streak=rng.randrange(0, 12),
-                efficiency=rng.choice([0, 12.5, 50, 50.5, 75, 99.9, 100]),
-                accuracy=rng.randrange(0, 20) * 5.0,
+                # The percentages are what totals give: no efficiency without accuracy.
+                **totals_for(
+                    rng.randrange(1, 21) * 5.0, rng.choice([0, 12.5, 50, 50.5, 75, 99.9, 100])
+                ),
                 leaderboard_partition=leaderboard_partition_for(username, shards),
             )
         )
@@ -38,6 +41,7 @@ def make_stats(count: int, shards: int, seed: int = 7) -> list[UserStats]:
 def board(dynamo, settings, request):
     settings.LEADERBOARD_SHARDS = request.param
     items = make_stats(USERS, request.param)
+    learners_for([item.username for item in items])
     batch_put(UserStats, items)
     return items
 

@@ -13,7 +13,7 @@ from dynamo.batch import batch_put
 from dynamo_admin.models import AdminLog
 from stats.models import UserStats
 from tests.admin_fixtures import calls
-from tests.helpers import snapshot
+from tests.helpers import learners_for, snapshot
 from tests.test_admin_change import inline_post
 from users.models import UserSkill
 
@@ -82,6 +82,7 @@ def test_a_tiny_fraction_is_a_field_error_not_a_silent_zero(dynamo):
 
 
 def test_an_item_over_400_kb_names_its_largest_field(dynamo):
+    learners_for(["alice"])
     huge = UserStats("alice", last_reminder_error="x" * 1024 * 1024)
 
     with pytest.raises(ValidationError) as caught:

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from catalog.models import Skill
 from dynamo.exceptions import AlreadyExists, StaleVersion
 from stats.models import UserStats, leaderboard_partition_for
+from tests.helpers import learners_for
 from users.models import User, UserSkill
 
 
@@ -103,6 +104,7 @@ def test_a_user_breaking_a_rule_is_rejected(dynamo, username, email, bad):
 
 
 def test_stats_must_be_in_range(dynamo):
+    learners_for(["alice"])
     errors = errors_of(UserStats("alice", xp=-1, streak=1.5, efficiency=101, accuracy=-3))
 
     assert set(errors) == {"xp", "streak", "efficiency", "accuracy"}
@@ -158,6 +160,7 @@ def test_the_leaderboard_partition_is_stable_and_within_the_shard_count():
 def test_scheduling_a_reminder_sets_its_hour_bucket(dynamo):
     from datetime import UTC, datetime
 
+    learners_for(["alice"])
     stats = UserStats("alice")
     stats.schedule_reminder(datetime(2026, 3, 1, 17, 45, tzinfo=UTC))
     stats.save()

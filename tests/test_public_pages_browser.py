@@ -6,6 +6,7 @@ import pytest
 
 from catalog.models import Skill
 from stats.models import UserStats
+from tests.helpers import totals_for
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -19,7 +20,7 @@ def site(dynamo, live_server):
     python.save()
     for username, xp, accuracy in LEARNERS:
         User(username, name=username.title(), email=f"{username}@example.com").save()
-        UserStats(username, xp=xp, streak=2, efficiency=60, accuracy=accuracy).save()
+        UserStats(username, xp=xp, streak=2, **totals_for(accuracy, 60)).save()
         UserSkill.for_catalog(username, python, proficiency="Expert", years=xp // 100).save()
     return live_server.url
 

@@ -18,11 +18,12 @@ from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 
-# Sessions are dated within the last year: three days of last week.
-MIDNIGHT = utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
-MONDAY = MIDNIGHT - timedelta(days=10) + timedelta(hours=9, minutes=30)
-TUESDAY = MONDAY + timedelta(days=1, hours=12, minutes=30)
-THURSDAY = MONDAY + timedelta(days=3) - timedelta(hours=2, minutes=30)
+# Streaks are current: a session dated two days back or more no longer holds one, so the
+# streak cases are dated yesterday and today.
+NOW = utcnow()
+MIDNIGHT = NOW.replace(hour=0, minute=0, second=0, microsecond=0)
+YESTERDAY = NOW - timedelta(days=1)
+THREE_DAYS_AGO = NOW - timedelta(days=3)
 
 
 @pytest.fixture(autouse=True)
@@ -34,20 +35,20 @@ def alice(request):
 
 
 def test_the_first_session_creates_the_stats_item(dynamo):
-    stats = record_session("alice", xp=40, questions=10, correct=8, minutes=10, when=MONDAY)
+    stats = record_session("alice", xp=40, questions=10, correct=8, minutes=10, when=YESTERDAY)
 
     stored = UserStats.get("alice")
     assert (stored.xp, stored.streak, stored.accuracy, stored.efficiency) == (40, 1, 80.0, 40.0)
     assert (stored.questions_answered, stored.questions_correct, stored.sessions) == (10, 8, 1)
-    assert stored.last_active_day == MONDAY.date().isoformat()
+    assert stored.last_active_day == YESTERDAY.date().isoformat()
     assert stored.leaderboard_partition == leaderboard_partition_for("alice")
     assert stored.version == 1 and stored.created_at is not None
     assert stats.xp == 40 and stats.version == 1
 
 
 def test_totals_add_up_and_percentages_follow_the_totals(dynamo):
-    record_session("alice", xp=40, questions=10, correct=8, minutes=10, when=MONDAY)
-    stats = record_session("alice", xp=10, questions=30, correct=9, minutes=5.5, when=MONDAY)
+    record_session("alice", xp=40, questions=10, correct=8, minutes=10, when=YESTERDAY)
+    stats = record_session("alice", xp=10, questions=30, correct=9, minutes=5.5, when=YESTERDAY)
 
     stored = UserStats.get("alice")
     assert (stored.xp, stored.questions_answered, stored.questions_correct) == (50, 40, 17)
@@ -58,12 +59,12 @@ def test_totals_add_up_and_percentages_follow_the_totals(dynamo):
 
 
 @pytest.mark.parametrize(
-    ("second", "streak"),
-    [(MONDAY, 1), (TUESDAY, 2), (THURSDAY, 1)],
+    ("first", "second", "streak"),
+    [(YESTERDAY, YESTERDAY, 1), (YESTERDAY, NOW, 2), (THREE_DAYS_AGO, NOW, 1)],
     ids=["same-day", "next-day", "after-a-gap"],
 )
-def test_the_streak_keeps_grows_or_restarts(dynamo, second, streak):
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
+def test_the_streak_keeps_grows_or_restarts(dynamo, first, second, streak):
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=first)
     record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=second)
 
     stored = UserStats.get("alice")
@@ -72,25 +73,25 @@ def test_the_streak_keeps_grows_or_restarts(dynamo, second, streak):
 
 
 def test_a_back_dated_session_leaves_the_streak_and_last_day_alone(dynamo):
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=TUESDAY)
-    record_session("alice", xp=5, questions=1, correct=1, minutes=1, when=MONDAY)
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=YESTERDAY)
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=NOW)
+    record_session("alice", xp=5, questions=1, correct=1, minutes=1, when=YESTERDAY)
 
     stored = UserStats.get("alice")
     assert (stored.streak, stored.last_active_day, stored.xp) == (
         2,
-        TUESDAY.date().isoformat(),
+        NOW.date().isoformat(),
         7,
     )
 
 
 @pytest.mark.usefixtures("atomic_writes")
 def test_concurrent_sessions_lose_nothing(dynamo):
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=YESTERDAY)
 
     def work():
         for _ in range(5):
-            record_session("alice", xp=3, questions=2, correct=1, minutes=1, when=TUESDAY)
+            record_session("alice", xp=3, questions=2, correct=1, minutes=1, when=NOW)
 
     run_together(work, 4)
 
@@ -103,9 +104,9 @@ def test_concurrent_sessions_lose_nothing(dynamo):
 
 
 def test_a_session_bumps_the_version_so_a_stale_edit_is_refused(dynamo):
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=YESTERDAY)
     edited = UserStats.get("alice")
-    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=MONDAY)
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=YESTERDAY)
 
     edited.xp = 1000
     with pytest.raises(StaleVersion):
@@ -153,7 +154,7 @@ def test_the_session_form_records_and_reports_field_errors(dynamo):
 
 
 def test_a_first_session_copies_the_learners_name_for_the_boards(dynamo):
-    record_session("alice", xp=5, questions=2, correct=2, minutes=1, when=MONDAY)
+    record_session("alice", xp=5, questions=2, correct=2, minutes=1, when=YESTERDAY)
 
     assert UserStats.get("alice").name == "Alice Liddell"
 
@@ -239,3 +240,21 @@ def test_the_session_form_records_a_dated_session(dynamo):
     form.save("alice")
 
     assert UserStats.get("alice").last_active_day == when[:10]
+
+
+def test_a_session_sets_the_day_its_streak_breaks(dynamo):
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=YESTERDAY)
+
+    stored = UserStats.get("alice")
+    assert stored.streak_expires_on == (YESTERDAY.date() + timedelta(days=2)).isoformat()
+    assert [
+        s.username for s in UserStats.gsi_streak_expires_on.query(stored.streak_expires_on)
+    ] == ["alice"]
+
+
+def test_a_back_dated_first_session_whose_streak_has_broken_since_holds_no_streak(dynamo):
+    record_session("alice", xp=1, questions=1, correct=1, minutes=1, when=THREE_DAYS_AGO)
+
+    stored = UserStats.get("alice")
+    assert (stored.streak, stored.streak_expires_on) == (0, None)
+    assert stored.last_active_day == THREE_DAYS_AGO.date().isoformat()

@@ -11,11 +11,13 @@ from dynamo.batch import batch_put
 from stats import leaderboard
 from stats.management.commands import reshard_leaderboard
 from stats.models import UserStats, leaderboard_partition_for
+from tests.helpers import learners_for
 
 
 @pytest.fixture
 def board(dynamo, settings):
     settings.LEADERBOARD_SHARDS = 1
+    learners_for([f"user{n:02d}" for n in range(60)])
     batch_put(
         UserStats,
         [UserStats(f"user{n:02d}", xp=(n * 37) % 11 * 10, streak=n % 4) for n in range(60)],

@@ -185,3 +185,37 @@ def test_a_soft_deleted_learner_gets_no_reminder_and_a_restored_one_gets_them_ag
     resumed = UserStats.get(gone)
     assert resumed.next_reminder_at.hour == 15
     assert resumed.next_reminder_bucket == reminder_bucket(resumed.next_reminder_at)
+
+
+@pytest.fixture
+def zoe(dynamo):
+    """Zoe's 01:00 reminder of 1 June was missed: the worker was down that night."""
+    User("zoe", name="Zoe", email="zoe@example.com").save()
+    stats = learner("zoe", datetime(2025, 6, 1, 1, 0, tzinfo=UTC), hour=1)
+    stats.save()
+    return stats
+
+
+def test_an_overdue_reminder_caught_up_just_before_the_next_is_due_is_the_days_only_mail(zoe):
+    run(datetime(2025, 6, 2, 0, 58, tzinfo=UTC))
+    output = run(datetime(2025, 6, 2, 1, 5, tzinfo=UTC))
+
+    assert sent_to() == Counter({"zoe@example.com": 1})
+    assert "due: 0" in output
+    assert UserStats.get("zoe").next_reminder_at == datetime(2025, 6, 3, 1, 0, tzinfo=UTC)
+
+
+def test_a_reminder_due_minutes_after_the_last_one_sent_is_put_off_to_the_next_day(zoe):
+    # As an earlier release scheduled it: the next 01:00 right after a late catch-up.
+    zoe.last_reminded_at = datetime(2025, 6, 2, 0, 58, tzinfo=UTC)
+    zoe.schedule_reminder(datetime(2025, 6, 2, 1, 0, tzinfo=UTC))
+    zoe.save()
+
+    output = run(datetime(2025, 6, 2, 1, 5, tzinfo=UTC))
+
+    assert mail.outbox == []
+    assert "sent: 0, skipped: 1" in output
+    stored = UserStats.get("zoe")
+    assert stored.next_reminder_at == datetime(2025, 6, 3, 1, 0, tzinfo=UTC)
+    assert stored.reminder_claim is None
+    assert stored.last_reminded_at == datetime(2025, 6, 2, 0, 58, tzinfo=UTC)

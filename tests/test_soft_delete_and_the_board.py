@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stats.models import UserStats
+from tests.helpers import totals_for
 from users.models import User
 
 
@@ -12,7 +13,7 @@ from users.models import User
 def learners(dynamo):
     for username, xp in (("alice", 300), ("bob", 200)):
         User(username, name=username.title(), email=f"{username}@example.com").save()
-        UserStats(username, xp=xp, streak=1, efficiency=50, accuracy=50).save()
+        UserStats(username, xp=xp, streak=1, **totals_for(50, 50)).save()
 
 
 def board() -> list[str]:

@@ -53,6 +53,7 @@ EXPECTED = {
                 ("next_reminder_bucket", "HASH"),
                 ("next_reminder_at", "RANGE"),
             ],
+            "gsi_streak_expires_on": [("streak_expires_on", "HASH")],
         },
     ),
     "admin-log": (
@@ -147,7 +148,11 @@ def test_on_a_local_engine_indexes_sharing_first_and_last_key_attributes_are_add
     stats = tables.creatable(tables.expected_table(UserStats), local=True)
     skills = tables.creatable(tables.expected_table(UserSkill), local=True)
 
-    assert _index_names(stats) == ["gsi_leaderboard_accuracy", "gsi_user_stats_reminders"]
+    assert _index_names(stats) == [
+        "gsi_leaderboard_accuracy",
+        "gsi_streak_expires_on",
+        "gsi_user_stats_reminders",
+    ]
     assert _index_names(skills) == ["gsi_skill_level", "gsi_user_created_at"]
     defined = {d["AttributeName"] for d in stats["AttributeDefinitions"]}
     assert defined == {
@@ -156,6 +161,7 @@ def test_on_a_local_engine_indexes_sharing_first_and_last_key_attributes_are_add
         "accuracy",
         "next_reminder_bucket",
         "next_reminder_at",
+        "streak_expires_on",
     }
 
 
@@ -163,4 +169,4 @@ def test_amazon_dynamodb_gets_every_index_in_one_create_table():
     expected = tables.expected_table(UserStats)
 
     assert tables.creatable(expected, local=False) == expected
-    assert len(_index_names(expected)) == 5
+    assert len(_index_names(expected)) == 6
