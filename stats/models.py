@@ -439,6 +439,19 @@ class UserStats(DynamoModel):
         )
         return done is not None
 
+    def give_streak_an_expiry(self, today: str) -> bool:
+        """Index a streak stored before expiries existed; one no session day holds goes to 0."""
+        cls = type(self)
+        unchanged = cls.streak_expires_on.does_not_exist() & (cls.streak == self.streak)
+        if self.last_active_day:
+            unchanged &= cls.last_active_day == self.last_active_day
+            expires = max(streak_expiry(self.last_active_day, self.streak), today)
+            actions = [cls.streak_expires_on.set(expires)]
+        else:
+            unchanged &= cls.last_active_day.does_not_exist()
+            actions = [cls.streak.set(0)]
+        return cls.apply(self.username, actions, unchanged) is not None
+
     # --- reminder delivery (see stats/reminders.py) ---------------------------------------
     def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:
         """Take the reminder for a run unless it moved on or a live lease holds it."""

@@ -70,3 +70,17 @@ def expire_due(now: datetime, *, dry_run: bool = False) -> Summary:
     if not dry_run and first <= today:
         summary.watermark_to = jobs.store_watermark(JOB, read, today.isoformat())
     return summary
+
+
+def backfill(now: datetime) -> int:
+    """Give every streak stored before expiries existed its expiry; return how many changed.
+
+    A one-off maintenance Scan: a streak with a last active day is indexed under the day it
+    breaks (today if that has passed, so the next run breaks it); one without a last active
+    day (no session ever recorded it) is set to 0.
+    """
+    today = now.date().isoformat()
+    pending = UserStats.scan(
+        (UserStats.streak > 0) & UserStats.streak_expires_on.does_not_exist(), page_size=500
+    )
+    return sum(stats.give_streak_an_expiry(today) for stats in pending)

@@ -159,3 +159,23 @@ def test_a_first_run_reads_the_last_days_only(dynamo):
 
     assert "days read: 3, due: 0" in output
     assert jobs.read_watermark("expire_streaks") == TODAY.isoformat()
+
+
+def test_a_backfill_indexes_streaks_stored_before_expiries_existed(dynamo):
+    learners_for(["dana", "eve", "finn"])
+    for username, streak, last_day in (
+        ("dana", 3, (TODAY - timedelta(days=1)).isoformat()),  # still current
+        ("eve", 5, (TODAY - timedelta(days=9)).isoformat()),  # broken since
+        ("finn", 7, None),  # no session day recorded
+    ):
+        UserStats(username, streak=streak, last_active_day=last_day).save()
+    # As an earlier release stored them: no expiry.
+    for stats in UserStats.scan():
+        stats.update([UserStats.streak_expires_on.remove()])
+
+    output = StringIO()
+    call_command("expire_streaks", now=NOW.isoformat(), backfill=True, stdout=output)
+
+    assert "Backfilled 3 streaks" in output.getvalue()
+    assert streaks() == {"dana": 3, "eve": 0, "finn": 0}
+    assert UserStats.get("dana").streak_expires_on == (TODAY + timedelta(days=1)).isoformat()

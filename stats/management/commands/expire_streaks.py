@@ -20,9 +20,17 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="count what is due; change nothing"
         )
+        parser.add_argument(
+            "--backfill",
+            action="store_true",
+            help="first, once, for tables made before streak expiries: Scan user-stats and "
+            "index every streak that has no expiry yet",
+        )
 
     def handle(self, *args, **options):
         now = parse_now(options["now"]) if options["now"] else utcnow()
+        if options["backfill"] and not options["dry_run"]:
+            self.stdout.write(f"Backfilled {streaks.backfill(now)} streaks without an expiry.")
         summary = streaks.expire_due(now, dry_run=options["dry_run"])
         prefix = "Dry run, nothing changed: " if options["dry_run"] else ""
         self.stdout.write(f"{prefix}{summary}")
