@@ -12,6 +12,7 @@ from dynamo.batch import batch_put
 from stats import leaderboard
 from stats.models import UserStats
 from tests.admin_fixtures import calls
+from tests.helpers import totals_for
 from users.models import User
 
 LEARNERS = [("alice", 900, 91.5), ("bob", 700, 70.0), ("carol", 500, 99.0)]
@@ -22,7 +23,9 @@ def board(dynamo, settings):
     settings.LEADERBOARD_CACHE_SECONDS = 5
     cache.clear()
     batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u, *_ in LEARNERS])
-    batch_put(UserStats, [UserStats(u, name=u.title(), xp=x, accuracy=a) for u, x, a in LEARNERS])
+    batch_put(
+        UserStats, [UserStats(u, name=u.title(), xp=x, **totals_for(a)) for u, x, a in LEARNERS]
+    )
     yield
     cache.clear()
 
