@@ -145,7 +145,12 @@ def create_missing(model: type[DynamoModel], report: Report = lambda _: None) ->
     created = table is None
     if created:
         report(f"Creating table {expected['TableName']}")
-        client.create_table(**creatable(expected, local=bool(model.Meta.host)))
+        try:
+            client.create_table(**creatable(expected, local=bool(model.Meta.host)))
+        except ClientError as exc:
+            # A retry after a timed-out CreateTable that did succeed: the table is there.
+            if exc.response["Error"]["Code"] != "ResourceInUseException":
+                raise
         done.append(f"created table {expected['TableName']}")
         wait_until_active(model)
         table = describe(model) or {}
