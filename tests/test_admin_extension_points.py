@@ -13,6 +13,7 @@ from pynamodb.attributes import UnicodeSetAttribute
 from catalog.admin import SkillAdmin
 from catalog.models import Skill
 from dynamo_admin.filters import IndexFilter
+from dynamo_admin.models import AdminLog
 from dynamo_admin.writes import write_with_history
 from stats.models import UserStats
 from users.admin import UserAdmin, UserSkillInline
@@ -273,3 +274,15 @@ def test_a_list_filter_uses_djangos_filter_api_and_template(admin_client_, pytho
     assert '<a href="?kind=Programming">Code</a>' in sidebar
     assert ">python</a>" in chosen and ">aws</a>" not in chosen
     assert '<li class="selected">\n    <a href="?kind=Programming">Code</a>' in chosen
+
+
+def test_the_admin_pages_speak_the_sites_language(admin_client_, python, settings):
+    settings.LANGUAGE_CODE = "fr"
+    AdminLog.record(python, "add", user="ada")
+
+    listing = admin_client_.get(SKILLS).content.decode()
+    history = admin_client_.get(f"{SKILLS}python/history/").content.decode()
+
+    assert "Envoyer" in listing  # Django's "Go" on the action bar
+    assert "Select all objects on this page" not in listing
+    assert "Date/heure" in history
