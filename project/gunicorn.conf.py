@@ -18,3 +18,19 @@ keepalive = 75
 graceful_timeout = 20
 # No control socket: one fixed path per user would collide between servers on one host.
 control_socket_disable = True
+if settings.LOG_FORMAT == "json":
+    # Gunicorn's own lines (start, worker exits, timeouts) as JSON on stdout, like the app's.
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "project.logs.JsonFormatter"}},
+        "handlers": {
+            "json": {
+                "class": "logging.StreamHandler",
+                "stream": "ext://sys.stdout",
+                "formatter": "json",
+            }
+        },
+        "root": {"handlers": ["json"], "level": "WARNING"},
+        "loggers": {"gunicorn.error": {"handlers": ["json"], "level": "INFO", "propagate": False}},
+    }

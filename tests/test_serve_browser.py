@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import subprocess
@@ -68,8 +69,8 @@ def wait_until_serving(url: str, server: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def served(dynamodb_local, tmp_path_factory) -> Iterator[tuple[str, str]]:
-    """Run what `make serve` runs against seeded tables; yield its URL and a staff password."""
+def served(dynamodb_local, tmp_path_factory) -> Iterator[tuple[str, str, Path]]:
+    """Run what `make serve` runs against seeded tables; yield its URL, a password, its log."""
     tmp = tmp_path_factory.mktemp("serve")
     env = served_environment(tmp, dynamodb_local)
     manage("migrate", "--no-input", "-v", "0", env=env)
@@ -80,17 +81,19 @@ def served(dynamodb_local, tmp_path_factory) -> Iterator[tuple[str, str]]:
     manage("collectstatic", "--no-input", "-v", "0", env=env)
     url = f"http://127.0.0.1:{local.free_port()}"
     gunicorn = [sys.executable, "-m", "gunicorn", "-c", "project/gunicorn.conf.py"]
-    server = subprocess.Popen(
-        [*gunicorn, "--workers", "1", "--bind", url.removeprefix("http://")],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    log = tmp / "stdout.log"
+    with log.open("w") as stdout:
+        server = subprocess.Popen(
+            [*gunicorn, "--workers", "1", "--bind", url.removeprefix("http://")],
+            cwd=BASE_DIR,
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     try:
         wait_until_serving(url, server)
-        yield url, password
+        yield url, password, log
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -126,7 +129,7 @@ def log_in(page, url: str, password: str) -> None:
 
 def test_the_admin_is_styled_and_its_scripts_run_under_the_policy(engine, watched, served):
     page, problems = watched
-    url, password = served
+    url, password, _ = served
     log_in(page, url, password)
 
     header = page.evaluate("getComputedStyle(document.getElementById('header')).backgroundColor")
@@ -145,7 +148,7 @@ def test_the_admin_is_styled_and_its_scripts_run_under_the_policy(engine, watche
 
 def test_the_leaderboard_and_the_search_render_under_the_policy(engine, watched, served):
     page, problems = watched
-    url, _ = served
+    url, _, _ = served
     page.goto(f"{url}/leaderboard/")
 
     assert page.locator(".podium-place").count() == 3
@@ -159,7 +162,7 @@ def test_the_leaderboard_and_the_search_render_under_the_policy(engine, watched,
 
 
 def test_static_files_carry_content_hashes_and_far_future_caching(engine, served):
-    url, _ = served
+    url, _, _ = served
     with urllib.request.urlopen(f"{url}/admin/login/") as response:
         html = response.read().decode()
     css = re.search(r'href="(/static/admin/css/base\.[0-9a-f]{12}\.css)"', html).group(1)
@@ -168,3 +171,19 @@ def test_static_files_carry_content_hashes_and_far_future_caching(engine, served
     with urllib.request.urlopen(request) as response:
         assert response.headers["Content-Encoding"] == "gzip"
         assert "immutable" in response.headers["Cache-Control"]
+
+
+def test_the_server_logs_one_json_object_per_line_with_each_request(engine, served):
+    url, _, log = served
+    with urllib.request.urlopen(
+        urllib.request.Request(
+            f"{url}/skills/search/?skill=Python", headers={"X-Request-ID": "p-1"}
+        )
+    ):
+        pass
+
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {"gunicorn.error", "skillboard.request"} <= {line["logger"] for line in lines}
+    (probe,) = [line for line in lines if line.get("request_id") == "p-1"]
+    assert (probe["path"], probe["status"]) == ("/skills/search/", 200)
+    assert probe["dynamodb_calls"] >= 1
