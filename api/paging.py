@@ -21,6 +21,11 @@ def link_next(request: HttpRequest, response: HttpResponse, cursor: str | None) 
         response["Link"] = f'<{next_url(request, cursor)}>; rel="next"'
 
 
+def cursor_after(results, scope: str) -> str | None:
+    """Return the signed cursor of the page after a Query's results (None on the last page)."""
+    return cursors.encode(results.last_evaluated_key, scope) or None
+
+
 def start_of(cursor: str | None, scope: str):
     """Return the LastEvaluatedKey a cursor carries, or raise a 400 for a bad one."""
     try:

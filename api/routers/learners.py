@@ -166,7 +166,7 @@ def list_learner_skills(
         last_evaluated_key=start,
     )
     held = list(results)
-    next_cursor = paging.cursors.encode(results.last_evaluated_key, scope) or None
+    next_cursor = paging.cursor_after(results, scope)
     paging.link_next(request, response, next_cursor)
     return {"results": held, "next": next_cursor}
 

@@ -7,6 +7,7 @@ from ninja import Query, Router
 from ninja.errors import HttpError
 from ninja.errors import ValidationError as RequestValidationError
 
+from dynamo import cursors
 from stats.leaderboard import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
@@ -98,7 +99,7 @@ def search(
         )
     try:
         page = search_holders(form.criteria(), limit=limit, cursor=cursor)
-    except paging.cursors.InvalidCursor as exc:
+    except cursors.InvalidCursor as exc:
         raise HttpError(400, str(exc)) from exc
     paging.link_next(request, response, page.cursor)
     return {"results": page.holders, "next": page.cursor or None}
