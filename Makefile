@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 ADDR ?= 127.0.0.1:8000
 SEED_USERS ?= 500
+BENCH_USERS ?= 100000
 # gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
 WEB_CONCURRENCY ?= 2
 
@@ -52,7 +53,7 @@ format: install
 
 ## bench: every benchmark on DynamoDB Local, results in bench/RESULTS.md (BENCH_USERS=100000).
 bench: dynamodb-local
-	$(PY) bench/run.py
+	BENCH_USERS=$(BENCH_USERS) $(PY) bench/run.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
