@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import sys
@@ -39,6 +40,8 @@ def engine() -> Iterator[str]:
         import django
 
         django.setup()
+        # One JSON log line per request would drown the report printed on stdout.
+        logging.disable(logging.INFO)
         from django.core.management import call_command
 
         call_command("create_tables", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115

@@ -84,7 +84,8 @@ def main() -> int:
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
             out.append(f"**Failed** (exit {result.returncode}):\n\n```\n{tail}\n```")
         else:
-            out.append(re.sub(r"^#+ ", "## ", result.stdout.strip(), count=1))
+            report = [line for line in result.stdout.splitlines() if not line.startswith("{")]
+            out.append(re.sub(r"^#+ ", "## ", "\n".join(report).strip(), count=1))
         (BENCH_DIR / "RESULTS.md").write_text("\n".join(out) + "\n")
     print(f"Wrote {BENCH_DIR / 'RESULTS.md'}", file=sys.stderr)
     if failed:
