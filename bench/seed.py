@@ -28,6 +28,10 @@ def main() -> int:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
         os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdefghij")
         os.environ["DYNAMODB_TABLE_PREFIX"] = "bench-"
+        os.environ.setdefault("DJANGO_ENV_FILE", "")
+        # A busy DynamoDB Local outlasts a page's deadline; wait as a shell command does.
+        os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "60")
+        os.environ.setdefault("DYNAMODB_MAX_ATTEMPTS", "5")
 
         import django
 
