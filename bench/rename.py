@@ -21,9 +21,9 @@ from io import StringIO
 
 from common import engine, timed
 
-# A loaded machine makes DynamoDB Local slow: wait for each call, never resend a write.
+# A loaded machine makes DynamoDB Local slow: wait for each call rather than resend it.
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "120")
-os.environ.setdefault("DYNAMODB_MAX_ATTEMPTS", "1")
+os.environ.setdefault("DYNAMODB_MAX_ATTEMPTS", "5")
 
 PYTHON_SHARE = 0.3454  # holders of Python per learner in the seeded demo data
 
