@@ -12,13 +12,17 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
+from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
 from django.test import override_settings
+from pynamodb.exceptions import PynamoDBException
 
 from catalog.models import Skill
-from dynamo import local, tables
+from dynamo import local, models, tables
+from dynamo.exceptions import outage_cause
 from dynamo.models import configure
 from stats.models import UserStats
 from tests.admin_fixtures import client_for
@@ -167,3 +171,42 @@ def test_a_json_client_gets_the_503_as_json(staff_client, stopped):
             "status": 503,
             "detail": "The data store is unavailable right now. Please try again in a moment.",
         }
+
+
+def engine_answering(call):
+    """Replace the user-stats client's calls to the engine (the AWS boundary) for a block."""
+    return mock.patch.object(models.client_for(UserStats), "_make_api_call", call)
+
+
+def refusing(code: str, status: int):
+    def call(operation_name, kwargs):
+        error = {"Error": {"Code": code, "Message": "no"}}
+        raise ClientError({**error, "ResponseMetadata": {"HTTPStatusCode": status}}, operation_name)
+
+    return call
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("ProvisionedThroughputExceededException", 400),
+        ("ThrottlingException", 400),
+        ("RequestLimitExceeded", 400),
+        ("InternalServerError", 500),
+        ("UnrecognizedClientException", 400),
+    ],
+)
+def test_an_engine_throttling_or_failing_past_the_retries_is_a_503(dynamo, client, code, status):
+    with engine_answering(refusing(code, status)):
+        response = client.get("/leaderboard/")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+
+
+def test_a_request_the_engine_finds_invalid_is_no_outage(dynamo, client):
+    refuse = refusing("ValidationException", 400)
+    with engine_answering(refuse), pytest.raises(PynamoDBException) as caught:
+        client.get("/leaderboard/")
+
+    assert outage_cause(caught.value) is None
