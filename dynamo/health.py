@@ -21,6 +21,7 @@ CONNECT_TIMEOUT = 0.5
 READ_TIMEOUT = 1.5
 
 _clients: dict[tuple[Any, ...], Any] = {}
+_sessions: list[botocore.session.Session] = []
 _lock = threading.Lock()
 # Hung calls end at their read timeout; until then they hold a worker, never a request.
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="healthz")
@@ -32,9 +33,12 @@ def probe_client(model: type[DynamoModel]):
     key = (meta.host, meta.region)
     with _lock:
         if key not in _clients:
+            # One session for every probe client: it loads DynamoDB's service model once.
+            if not _sessions:
+                _sessions.append(botocore.session.get_session())
             fake = "local" if is_local_endpoint(meta.host) else None
             _clients[key] = meter.instrument(
-                botocore.session.get_session().create_client(
+                _sessions[0].create_client(
                     "dynamodb",
                     region_name=meta.region,
                     endpoint_url=meta.host,
@@ -50,9 +54,9 @@ def probe_client(model: type[DynamoModel]):
         return _clients[key]
 
 
-def _exists(model: type[DynamoModel]) -> bool:
+def _exists(client, model: type[DynamoModel]) -> bool:
     try:
-        probe_client(model).describe_table(TableName=model.Meta.table_name)
+        client.describe_table(TableName=model.Meta.table_name)
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
             return False
@@ -65,9 +69,11 @@ def missing_tables(models: list[type[DynamoModel]]) -> list[str]:
 
     Any other failure of the engine (unreachable, refused) propagates as botocore raised it.
     """
+    client = probe_client(models[0])  # every table sits on one endpoint
     # Each call runs in the request's context, so the request's meter counts it.
     futures = {
-        _pool.submit(contextvars.copy_context().run, _exists, model): model for model in models
+        _pool.submit(contextvars.copy_context().run, _exists, client, model): model
+        for model in models
     }
     done, pending = wait(futures, timeout=DEADLINE_SECONDS, return_when=FIRST_EXCEPTION)
     for future in done:

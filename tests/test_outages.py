@@ -12,11 +12,13 @@ import signal
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from unittest import mock
 
 import pytest
 from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
+from django.core.cache import cache
 from django.test import override_settings
 from pynamodb.exceptions import PynamoDBException
 
@@ -34,7 +36,9 @@ WEB_DEADLINE = {
     "DYNAMODB_READ_TIMEOUT": 1.5,
     "DYNAMODB_MAX_ATTEMPTS": 2,
 }
-# Two attempts of 1.5 s fail the engine's call in 3 s; the rest is Django's own time.
+# Two attempts of 1.5 s fail a frozen engine's call in 3 s; a page answers within 5 s plus
+# whatever the busy test machine adds to its usual time.
+ENGINE_SECONDS = 3.5
 PAGE_SECONDS = 5.0
 HEALTHZ_SECONDS = 2.5
 PAGES = [
@@ -92,23 +96,20 @@ def own_engine(tmp_path_factory) -> Iterator[OwnEngine]:
         configure()
 
 
-@pytest.fixture
-def frozen(own_engine) -> Iterator[OwnEngine]:
-    """The engine's process stopped with SIGSTOP: it accepts connections and never answers."""
-    own_engine.ensure_running()
-    os.kill(own_engine.pid, signal.SIGSTOP)
+@contextmanager
+def frozen(own: OwnEngine) -> Iterator[OwnEngine]:
+    """Stop the engine's process with SIGSTOP: it accepts connections and never answers."""
+    os.kill(own.pid, signal.SIGSTOP)
     try:
-        yield own_engine
+        yield own
     finally:
-        os.kill(own_engine.pid, signal.SIGCONT)
+        os.kill(own.pid, signal.SIGCONT)
 
 
-@pytest.fixture
-def stopped(own_engine) -> OwnEngine:
-    """The engine's process killed: nothing listens on its port any more."""
-    own_engine.engine.process.kill()
-    own_engine.engine.process.wait()
-    return own_engine
+def kill(own: OwnEngine) -> None:
+    """Kill the engine's process: nothing listens on its port any more."""
+    own.engine.process.kill()
+    own.engine.process.wait()
 
 
 @pytest.fixture
@@ -122,14 +123,29 @@ def timed_get(client, url: str, **headers):
     return response, time.monotonic() - started
 
 
-def assert_every_page_answers_a_fast_503(client) -> None:
+def usual_times(client, own: OwnEngine) -> dict[str, float]:
+    """Check every page answers with the engine up; return how long each takes on this machine."""
+    own.ensure_running()
+    assert client.get("/healthz").status_code == 200
+    times = {}
+    for url in PAGES:
+        response, times[url] = timed_get(client, url)
+        assert response.status_code == 200, url
+    cache.clear()  # the leaderboard's cached page would hide the engine from the next reads
+    return times
+
+
+def assert_every_page_answers_a_fast_503(client, usual: dict[str, float]) -> None:
     for url in PAGES:
         response, seconds = timed_get(client, url)
 
         assert response.status_code == 503, url
         assert response["Retry-After"] == "5", url
         assert "Service unavailable" in response.content.decode(), url
-        assert seconds < PAGE_SECONDS, f"{url} took {seconds:.1f} s"
+        # The deadline bounds the engine's share; a busy machine adds the page's usual time.
+        engine = response.wsgi_request.dynamo_meter.seconds
+        assert engine < ENGINE_SECONDS, f"{url}: DynamoDB took {engine:.1f} s"
+        assert seconds < PAGE_SECONDS + usual[url], f"{url} took {seconds:.1f} s"
 
 
 def assert_healthz_answers_503_in_time_naming_no_endpoint(client, own: OwnEngine) -> None:
@@ -142,23 +158,31 @@ def assert_healthz_answers_503_in_time_naming_no_endpoint(client, own: OwnEngine
     assert str(own.port) not in response.content.decode()
 
 
-def test_a_frozen_engine_gets_a_503_from_every_page_within_the_deadline(staff_client, frozen):
-    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, frozen)
-    assert_every_page_answers_a_fast_503(staff_client)
+def test_a_frozen_engine_gets_a_503_from_every_page_within_the_deadline(staff_client, own_engine):
+    usual = usual_times(staff_client, own_engine)
 
-    home, seconds = timed_get(staff_client, "/")  # needs no engine: not held up
-    assert home.status_code == 200 and seconds < 1
+    with frozen(own_engine):
+        assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, own_engine)
+        assert_every_page_answers_a_fast_503(staff_client, usual)
+        home, seconds = timed_get(staff_client, "/")  # needs no engine: not held up
+        assert home.status_code == 200 and seconds < 1
 
-    os.kill(frozen.pid, signal.SIGCONT)  # the engine answers again: so do the pages
+    # The engine answers again: so do the pages.
     assert staff_client.get("/admin/users/user/alice/change/").status_code == 200
 
 
-def test_a_stopped_engine_gets_a_503_from_every_page_at_once(staff_client, stopped):
-    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, stopped)
-    assert_every_page_answers_a_fast_503(staff_client)
+def test_a_stopped_engine_gets_a_503_from_every_page_at_once(staff_client, own_engine):
+    usual = usual_times(staff_client, own_engine)
+
+    kill(own_engine)
+
+    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, own_engine)
+    assert_every_page_answers_a_fast_503(staff_client, usual)
 
 
-def test_a_json_client_gets_the_503_as_json(staff_client, stopped):
+def test_a_json_client_gets_the_503_as_json(staff_client, own_engine):
+    kill(own_engine)
+
     for headers, url in [
         ({"HTTP_ACCEPT": "application/json"}, "/admin/users/user/"),
         ({}, "/leaderboard/?format=json"),
