@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stats.models import UserStats
-from tests.helpers import snapshot
+from tests.helpers import learners_for, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -216,6 +216,7 @@ def examples(engine: str, on_moto: int) -> settings:
 @pytest.fixture
 def stocked(alice):
     """Alice with a Python skill and stats, plus a second learner on the board."""
+    learners_for(["bob"])
     UserStats("bob", xp=50).save()
     return alice
 
