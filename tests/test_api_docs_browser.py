@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from stats.models import UserStats
+from tests.helpers import totals_for
 from users.models import User
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -15,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 @pytest.fixture
 def site(dynamo, live_server):
     User("ada", name="Ada", email="ada@example.com").save()
-    UserStats("ada", xp=900, streak=2, efficiency=60, accuracy=97.5).save()
+    UserStats("ada", xp=900, streak=2, **totals_for(97.5, 60)).save()
     return live_server.url
 
 
