@@ -96,6 +96,47 @@ def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=Non
     return time.perf_counter() - started
 
 
+def write_holdings(skill, levels: Iterator[tuple[str, int]]) -> float:
+    """Store learner000000… as holders of a saved catalog skill, one (proficiency, years) each.
+
+    The items are what the write paths store (catalog copies, level, listing), written 25 to
+    a BatchWriteItem from 8 threads; return the seconds it took.
+    """
+    from dynamo.batch import put_request
+    from dynamo.models import utcnow
+    from dynamo.parallel import write_batches
+    from users.models import LEVELS, UserSkill
+
+    now = utcnow()
+
+    def batches():
+        chunk = []
+        for n, (proficiency, years) in enumerate(levels):
+            holding = UserSkill(
+                f"learner{n:06d}",
+                skill.skill_id,
+                skill_name=skill.name,
+                category=skill.category,
+                proficiency=proficiency,
+                years=years,
+                level=LEVELS[proficiency],
+                listed_skill_name=skill.name,
+                created_at=now,
+                updated_at=now,
+                version=1,
+            )
+            chunk.append(put_request(holding))
+            if len(chunk) == 25:
+                yield UserSkill, chunk
+                chunk = []
+        if chunk:
+            yield UserSkill, chunk
+
+    started = time.perf_counter()
+    write_batches(batches(), threads=8)
+    return time.perf_counter() - started
+
+
 def timed(function, *args, **kwargs):
     """Run a function under a fresh meter; return (result, meter, milliseconds)."""
     from dynamo import meter

@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from io import StringIO
 
-from common import engine, timed
+from common import engine, timed, write_holdings
 
 # A loaded machine makes DynamoDB Local slow: wait for each call rather than resend it.
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "120")
@@ -31,46 +30,15 @@ PYTHON_SHARE = 0.3454  # holders of Python per learner in the seeded demo data
 def write_holders(skill_ids: list[str], holders: int) -> float:
     """Write `holders` user-skills for each skill, as the write paths store them."""
     from catalog.models import Skill
-    from dynamo.batch import put_request
-    from dynamo.models import utcnow
-    from dynamo.parallel import write_batches
-    from users.models import LEVELS, PROFICIENCIES, UserSkill
+    from users.models import PROFICIENCIES
 
-    now = utcnow()
-    skills = []
+    seconds = 0.0
     for skill_id in skill_ids:
         skill = Skill(skill_id, name="Python", category="Programming")
         skill.save()
-        skills.append(skill)
-
-    def batches():
-        for skill in skills:
-            chunk = []
-            for n in range(holders):
-                proficiency = PROFICIENCIES[n % 4]
-                holding = UserSkill(
-                    f"learner{n:06d}",
-                    skill.skill_id,
-                    skill_name=skill.name,
-                    category=skill.category,
-                    proficiency=proficiency,
-                    years=n % 20,
-                    level=LEVELS[proficiency],
-                    listed_skill_name=skill.name,
-                    created_at=now,
-                    updated_at=now,
-                    version=1,
-                )
-                chunk.append(put_request(holding))
-                if len(chunk) == 25:
-                    yield UserSkill, chunk
-                    chunk = []
-            if chunk:
-                yield UserSkill, chunk
-
-    started = time.perf_counter()
-    write_batches(batches(), threads=8)
-    return time.perf_counter() - started
+        levels = ((PROFICIENCIES[n % 4], n % 20) for n in range(holders))
+        seconds += write_holdings(skill, levels)
+    return seconds
 
 
 def naive_rename(skill_id: str, name: str) -> int:

@@ -15,9 +15,8 @@ import argparse
 import os
 import random
 import sys
-import time
 
-from common import engine, timed
+from common import engine, timed, write_holdings
 
 # A loaded machine makes DynamoDB Local slow: wait for each call rather than resend it.
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "120")
@@ -30,44 +29,19 @@ URL = "/skills/search/?skill=Python&min_level=Advanced&min_years=3"  # what is m
 def write_holders(holders: int, seed: int = 42) -> float:
     """Write Python's holders with the seed's proficiency weights and years ranges."""
     from catalog.models import Skill
-    from dynamo.batch import put_request
-    from dynamo.models import utcnow
-    from dynamo.parallel import write_batches
     from users.demo import PROFICIENCY_WEIGHTS, YEARS_BY_PROFICIENCY
-    from users.models import LEVELS, PROFICIENCIES, UserSkill
+    from users.models import PROFICIENCIES
 
     rng = random.Random(seed)
-    now = utcnow()
     python = Skill("python", name="Python", category="Programming")
     python.save()
 
-    def batches():
-        chunk = []
-        for n in range(holders):
+    def levels():
+        for _ in range(holders):
             proficiency = rng.choices(PROFICIENCIES, weights=PROFICIENCY_WEIGHTS)[0]
-            holding = UserSkill(
-                f"learner{n:06d}",
-                "python",
-                skill_name="Python",
-                category="Programming",
-                proficiency=proficiency,
-                years=rng.randint(*YEARS_BY_PROFICIENCY[proficiency]),
-                level=LEVELS[proficiency],
-                listed_skill_name="Python",
-                created_at=now,
-                updated_at=now,
-                version=1,
-            )
-            chunk.append(put_request(holding))
-            if len(chunk) == 25:
-                yield UserSkill, chunk
-                chunk = []
-        if chunk:
-            yield UserSkill, chunk
+            yield proficiency, rng.randint(*YEARS_BY_PROFICIENCY[proficiency])
 
-    started = time.perf_counter()
-    write_batches(batches(), threads=8)
-    return time.perf_counter() - started
+    return write_holdings(python, levels())
 
 
 def naive_search(limit: int = 25):
