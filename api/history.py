@@ -11,7 +11,7 @@ from dynamo_admin.display import plain
 from dynamo_admin.models import ADDITION, CHANGE, DELETION, AdminLog
 from dynamo_admin.writes import write_with_history
 
-__all__ = ["ADDITION", "CHANGE", "DELETION", "log_session", "snapshot", "write"]
+__all__ = ["ADDITION", "CHANGE", "DELETION", "change", "log_session", "snapshot", "write"]
 
 
 def snapshot(item: DynamoModel) -> dict[str, Any]:
@@ -41,6 +41,14 @@ def write(request: HttpRequest, item: DynamoModel, action: str, before: dict | N
     """
     changes = {} if action == DELETION else changes_between(before or {}, snapshot(item))
     write_with_history(item, action, actor(request), changes)
+
+
+def change(request: HttpRequest, item: DynamoModel, changes: dict[str, Any]) -> None:
+    """Set the changed attributes on an item as read, then write it with its history entry."""
+    before = snapshot(item)
+    for name, value in changes.items():
+        setattr(item, name, value)
+    write(request, item, CHANGE, before)
 
 
 def log_session(request: HttpRequest, stats: DynamoModel, session: dict[str, Any]) -> None:

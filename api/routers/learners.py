@@ -89,10 +89,7 @@ def _update_learner(request: HttpRequest, response: HttpResponse, username: str,
     require(request, "users.change_user")
     learner = get_learner_or_404(username)
     check_if_match(request, learner)
-    before = history.snapshot(learner)
-    for name, value in changes.items():
-        setattr(learner, name, value)
-    history.write(request, learner, history.CHANGE, before)  # written(): boards follow a rename
+    history.change(request, learner, changes)  # written(): boards follow a rename
     tag(response, learner)
     return learner
 
@@ -121,9 +118,7 @@ def delete_learner(request: HttpRequest, response: HttpResponse, username: str):
     check_if_match(request, learner)
     if learner.is_deleted:
         raise HttpError(409, f"{username} is soft-deleted already.")
-    before = history.snapshot(learner)
-    learner.deleted_at = utcnow()
-    history.write(request, learner, history.CHANGE, before)  # written(): off the boards
+    history.change(request, learner, {"deleted_at": utcnow()})  # written(): off the boards
     tag(response, learner)
     return learner
 
@@ -136,9 +131,7 @@ def restore_learner(request: HttpRequest, response: HttpResponse, username: str)
     check_if_match(request, learner)
     if not learner.is_deleted:
         raise HttpError(409, f"{username} is not soft-deleted.")
-    before = history.snapshot(learner)
-    learner.deleted_at = None
-    history.write(request, learner, history.CHANGE, before)  # written(): back on the boards
+    history.change(request, learner, {"deleted_at": None})  # written(): back on the boards
     tag(response, learner)
     return learner
 
@@ -201,10 +194,7 @@ def _update_learner_skill(
     require(request, "users.change_userskill")
     held = get_learner_skill_or_404(username, skill_id)
     check_if_match(request, held)
-    before = history.snapshot(held)
-    for name, value in changes.items():
-        setattr(held, name, value)
-    history.write(request, held, history.CHANGE, before)
+    history.change(request, held, changes)
     tag(response, held)
     return held
 

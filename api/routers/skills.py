@@ -118,13 +118,10 @@ def _update(request: HttpRequest, response: HttpResponse, skill_id: str, changes
     require(request, "catalog.change_skill")
     skill = get_skill_or_404(skill_id)
     check_if_match(request, skill)
-    before = history.snapshot(skill)
     if "tags" in changes:
         changes["tags"] = set(changes["tags"] or ()) or None
-    for name, value in changes.items():
-        setattr(skill, name, value)
     # Conditional on the version If-Match named; holders' copies follow through written().
-    history.write(request, skill, history.CHANGE, before)
+    history.change(request, skill, changes)
     tag(response, skill)
     return skill
 
