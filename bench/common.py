@@ -6,6 +6,7 @@ import logging
 import os
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,8 +21,11 @@ def engine() -> Iterator[str]:
     """Start DynamoDB Local in memory, set Django up against it and create the tables."""
     from dynamo import local
 
-    with local.running(allow_moto=False) as running:
+    with local.running(allow_moto=False) as running, tempfile.TemporaryDirectory() as static:
         os.environ["DYNAMODB_ENDPOINT"] = running.endpoint
+        # Pages are rendered as production renders them (DEBUG off), which links the hashed
+        # names of collected static files: collect them into a throwaway directory.
+        os.environ["DJANGO_STATIC_ROOT"] = static
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
         os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdefghij")
         os.environ["DYNAMODB_TABLE_PREFIX"] = "bench-"
@@ -44,6 +48,7 @@ def engine() -> Iterator[str]:
         logging.disable(logging.INFO)
         from django.core.management import call_command
 
+        call_command("collectstatic", interactive=False, verbosity=0)
         call_command("create_tables", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
         yield running.endpoint
 
