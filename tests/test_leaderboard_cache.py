@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import time
-from functools import partial
 
 import pytest
 from django.core.cache import cache
 
 from dynamo.batch import batch_put
-from stats import leaderboard
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.helpers import totals_for
@@ -92,7 +90,7 @@ def test_metrics_users_and_cursors_each_have_their_own_entry(client, board):
 def test_the_next_page_link_keeps_its_own_format_after_a_cached_accept_request(
     client, board, monkeypatch
 ):
-    monkeypatch.setattr("stats.views.top", partial(leaderboard.top, limit=2))
+    monkeypatch.setattr("stats.standings.PAGE_SIZE", 2)
     by_accept = client.get("/leaderboard/?metric=xp", HTTP_ACCEPT="application/json").json()
 
     by_format = client.get("/leaderboard/?metric=xp&format=json").json()
@@ -144,3 +142,18 @@ def test_each_metric_and_learner_gets_its_own_html_rows(client, board):
 
 def board_html(page):
     return page[page.index('<section class="lb">') : page.index("</section>")]
+
+
+def test_the_api_and_the_page_share_one_entry_per_board(client, board):
+    page = client.get("/leaderboard/?metric=xp&format=json")
+    give_xp("carol", 1000)
+
+    api = client.get("/api/leaderboard/xp")
+    api_again = client.get("/api/leaderboard/xp")
+    smaller = client.get("/api/leaderboard/xp?limit=2")
+
+    assert calls(page) == 1
+    assert calls(api) == calls(api_again) == 0
+    assert usernames(api) == usernames(page) == ["alice", "bob", "carol"]
+    assert calls(smaller) == 1  # another page size is another entry
+    assert usernames(smaller) == ["carol", "alice"]

@@ -12,13 +12,11 @@ from stats.leaderboard import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
     BadLeaderboardRequest,
-    around,
     check_metric,
-    top,
 )
-from stats.models import METRICS
+from stats.standings import standings
 from users.forms import TalentSearchForm
-from users.models import PROFICIENCIES, User
+from users.models import PROFICIENCIES
 from users.search import search as search_holders
 from users.views import PAGE_SIZE as SEARCH_PAGE_SIZE
 
@@ -45,33 +43,13 @@ def leaderboard(
     except BadLeaderboardRequest as exc:
         raise Http404(str(exc)) from exc
     try:
-        board = around(metric, user) if user else top(metric, cursor=cursor, limit=limit)
+        data = standings(metric, cursor=cursor, user=user, limit=limit)
     except BadLeaderboardRequest as exc:
         raise HttpError(400, str(exc)) from exc
-    if board is None:
+    if data is None:
         raise Http404(f"No learner called {user!r} is on the leaderboard.")
-    names = _names(board.rows)
-    paging.link_next(request, response, board.next_cursor)
-    return {
-        "metric": metric,
-        "results": [
-            {"rank": row.rank, "username": row.username, "name": names.get(row.username, "")}
-            | {m: getattr(row.stats, m) for m in METRICS}
-            for row in board.rows
-        ],
-        "next": board.next_cursor or None,
-        "user": board.username,
-        "user_rank": board.user_rank,
-    }
-
-
-def _names(rows) -> dict[str, str]:
-    """Return the learners' names: copied into their stats, else one BatchGetItem (as the page)."""
-    names = {row.username: row.stats.name for row in rows if row.stats.name}
-    missing = list(dict.fromkeys(row.username for row in rows if not row.stats.name))
-    if missing:
-        names |= {learner.username: learner.name for learner in User.batch_get(missing)}
-    return names
+    paging.link_next(request, response, data["next"])
+    return data
 
 
 @router.get("/search", response={200: HolderPage, **ERRORS})
