@@ -1,11 +1,14 @@
-"""The admin's user pages on DynamoDB Local, each beside the bare boto3 call it makes (the floor).
+"""The admin's user pages on DynamoDB Local, beside Django's admin over SQLite and bare boto3.
 
 Run: .venv/bin/python bench/admin_pages.py [--users 1000] [--rounds 30]
-For each size: DynamoDB Local in memory, fresh tables, the learners written, one learner
-given three skills; then, in process through Django's test client as a superuser, rounds
-of each page (changelist first page, a page reached by cursor, filtered, searched, date
-hierarchy, change page, save) interleaved with the one boto3 call that fetches the same
-rows. Prints a Markdown table: p50 and p95, DynamoDB calls and read/write capacity.
+DynamoDB Local in memory, fresh tables, the learners written, one learner given three
+skills, one soft-deleted; the Django anchor (bench/anchor: Django's own admin with the same
+options and inlines over the same rows in SQLite, in a child process) fills its database
+meanwhile. Then rounds: each page (changelist first page, the next page, filtered, searched,
+date hierarchy, change page, save) on Skillboard in process through Django's test client as
+a superuser, then the same page on the anchor, then the one boto3 call that fetches the same
+rows (the floor). Prints a Markdown table: p50 and p95 of each, the ratios, DynamoDB calls
+and read/write capacity, and the anchor's SQL queries.
 """
 
 from __future__ import annotations
@@ -17,60 +20,14 @@ import statistics
 import sys
 import tempfile
 import time
-from html.parser import HTMLParser
+from dataclasses import dataclass, field
 
-from common import engine, write_learners
+from anchor.serve import Anchor
+from browser import change_form_data
+from common import SOFT_DELETED, TARGET, TARGET_SKILLS, engine, write_learners
 
-TARGET = "learner000042"
-
-
-class FormFields(HTMLParser):
-    """Collect what a browser would post back from the page's change form."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, str] = {}
-        self._select: str | None = None
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        name = a.get("name")
-        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
-            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
-                return
-            self.data[name] = a.get("value") or ""
-        elif tag == "select" and name:
-            self._select = name
-            self.data.setdefault(name, "")
-        elif tag == "option" and self._select and "selected" in a:
-            self.data[self._select] = a.get("value") or ""
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.data[name] = ""
-
-    def handle_endtag(self, tag):
-        if tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data):
-        if self._textarea:
-            self.data[self._textarea] += data
-
-
-def untouched_blank_rows(data: dict[str, str]) -> dict[str, str]:
-    """Drop the inlines' blank extra rows, as a browser posts them when nobody typed in them."""
-    data = dict(data)
-    for key in [k for k in data if k.endswith("-INITIAL_FORMS")]:
-        prefix, initial = key.removesuffix("-INITIAL_FORMS"), int(data[key])
-        data[f"{prefix}-TOTAL_FORMS"] = str(initial)
-        for name in list(data):
-            match = re.fullmatch(rf"{re.escape(prefix)}-(\d+)-.*", name)
-            if match and int(match.group(1)) >= initial:
-                del data[name]
-    return data
+# The issue's goals: the learner's change page within 2x the anchor's, its save within 3x.
+GOALS = {"change page": 2.0, "save": 3.0}
 
 
 def prepare(users: int) -> None:
@@ -79,12 +36,12 @@ def prepare(users: int) -> None:
 
     write_learners(users)
     user = User.get(TARGET)
-    for skill_id, name in (("python", "Python"), ("go", "Go"), ("sql", "SQL")):
+    for skill_id, name in TARGET_SKILLS:
         skill = Skill(skill_id, name=name, category="Programming")
         skill.save()
         UserSkill.for_catalog(user.username, skill, proficiency="Advanced", years=4).save()
     # One soft-deleted learner, so the filter lists something.
-    User.get("learner000007").soft_delete()
+    User.get(SOFT_DELETED).soft_delete()
 
 
 def floors(client, prefix: str) -> dict:
@@ -118,76 +75,151 @@ def floors(client, prefix: str) -> dict:
     }
 
 
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    """Return the p50 and p95 of at least two samples."""
+    return statistics.median(samples), statistics.quantiles(samples, n=20)[18]
+
+
+def ratio(numerator: float, denominator: float) -> str:
+    """Return how many times the denominator the numerator is, as `2.3x`."""
+    return f"{numerator / denominator:.1f}x"
+
+
+@dataclass
+class Timings:
+    """What the rounds measured, page by page."""
+
+    skillboard: dict[str, list[float]] = field(default_factory=dict)
+    anchor: dict[str, list[float]] = field(default_factory=dict)
+    floor: dict[str, list[float]] = field(default_factory=dict)
+    cost: dict[str, tuple[str, str]] = field(default_factory=dict)  # DynamoDB calls, capacity
+    queries: dict[str, int] = field(default_factory=dict)  # the anchor's SQL queries
+
+    def rows(self) -> list[str]:
+        """Return the Markdown table of every page."""
+        rows = [
+            "| page | p50 ms | p95 ms | anchor p50 ms | anchor p95 ms | vs anchor "
+            "| boto3 floor p50 ms | vs floor | calls | capacity | anchor queries |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        ]
+        for name, samples in self.skillboard.items():
+            p50, p95 = percentiles(samples)
+            anchor_p50, anchor_p95 = percentiles(self.anchor[name])
+            floor = "- | -"
+            if name in self.floor:
+                bare = statistics.median(self.floor[name])
+                floor = f"{bare:.1f} | {ratio(p50, bare)}"
+            calls, capacity = self.cost[name]
+            rows.append(
+                f"| {name} | {p50:.1f} | {p95:.1f} | {anchor_p50:.1f} | {anchor_p95:.1f} "
+                f"| {self.versus_anchor(name)} | {floor} | {calls} | {capacity} "
+                f"| {self.queries[name]} |"
+            )
+        return rows
+
+    def goals(self) -> str:
+        """Return the line that says where the change page and save stand against the goals."""
+        return "; ".join(
+            f"{name} {self.versus_anchor(name)} the anchor's (goal: within {limit:g}x)"
+            for name, limit in GOALS.items()
+        )
+
+    def versus_anchor(self, name: str) -> str:
+        """Return Skillboard's p50 of a page as a multiple of the anchor's."""
+        return ratio(statistics.median(self.skillboard[name]), statistics.median(self.anchor[name]))
+
+
 def measure(users: int, rounds: int, out: list[str]) -> None:
     import boto3
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    prepare(users)
-    admin, _ = get_user_model().objects.get_or_create(
-        username="bench", defaults={"is_staff": True, "is_superuser": True}
+    with Anchor(users) as anchor:  # it fills SQLite while DynamoDB Local is written
+        started = time.perf_counter()
+        prepare(users)
+        written = time.perf_counter() - started
+        print("admin pages: waiting for the Django anchor's rows", file=sys.stderr)
+        anchor_filled = anchor.wait_until_ready()
+        admin, _ = get_user_model().objects.get_or_create(
+            username="bench", defaults={"is_staff": True, "is_superuser": True}
+        )
+        web = Client()
+        web.force_login(admin)
+        boto = boto3.client(
+            "dynamodb",
+            endpoint_url=settings.DYNAMODB_ENDPOINT,
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        floor = floors(boto, settings.DYNAMODB_TABLE_PREFIX)
+        timings = measure_rounds(web, anchor, floor, rounds)
+    out.append(f"\n### {users:,} learners\n")
+    out.append(
+        f"Learners written to DynamoDB Local in {written:.0f} s, to the anchor's SQLite in "
+        f"{anchor_filled:.1f} s; {rounds} rounds.\n"
     )
-    web = Client()
-    web.force_login(admin)
+    out.extend(timings.rows())
+    out.append(f"\nAt p50: {timings.goals()}.")
+
+
+def skillboard_pages(web) -> dict[str, str]:
+    """Return the path of each measured page but the save (the next page's from the first)."""
     first = web.get("/admin/users/user/").content.decode()
     cursor = re.search(r'rel="next" href="([^"]+)"', first) or re.search(
         r'href="([^"]+)" rel="next"', first
     )
-    change = f"/admin/users/user/{TARGET}/change/"
     month = time.strftime("%Y-%m", time.gmtime())
-    pages = {
+    return {
         "changelist": "/admin/users/user/",
         "cursor": "/admin/users/user/" + cursor.group(1).replace("&amp;", "&"),
         "filtered": "/admin/users/user/?deleted=yes",
         "searched": f"/admin/users/user/?q={TARGET}",
         "date hierarchy": f"/admin/users/user/?created_month={month}",
-        "change page": change,
+        "change page": f"/admin/users/user/{TARGET}/change/",
     }
-    boto = boto3.client(
-        "dynamodb",
-        endpoint_url=settings.DYNAMODB_ENDPOINT,
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
-    floor = floors(boto, settings.DYNAMODB_TABLE_PREFIX)
-    times: dict[str, list[float]] = {name: [] for name in [*pages, "save"]}
-    floor_times: dict[str, list[float]] = {name: [] for name in floor}
-    cost: dict[str, tuple[str, str]] = {}
-    for _ in range(rounds):  # interleaved: one of each page per round
+
+
+def measure_rounds(web, anchor: Anchor, floor: dict, rounds: int) -> Timings:
+    """Run the rounds: each page on Skillboard, then on the anchor, then its boto3 floor."""
+    pages = skillboard_pages(web)
+    change = pages["change page"]
+    timings = Timings()
+    for name in [*pages, "save"]:
+        timings.skillboard[name], timings.anchor[name] = [], []
+    for name in floor:
+        timings.floor[name] = []
+
+    def on_anchor(name: str, status: int) -> None:
+        response = anchor.request(name)
+        if response.status != status:
+            raise RuntimeError(f"The anchor's {name} answered {response.status}, not {status}.")
+        timings.anchor[name].append(response.milliseconds)
+        timings.queries[name] = response.queries
+
+    for round_number in range(rounds):
         for name, path in pages.items():
             started = time.perf_counter()
             response = web.get(path)
-            times[name].append((time.perf_counter() - started) * 1000)
+            timings.skillboard[name].append((time.perf_counter() - started) * 1000)
             assert response.status_code == 200, (path, response.status_code)
-            cost[name] = (response["X-DynamoDB-Calls"], response["X-DynamoDB-Capacity"])
+            timings.cost[name] = (response["X-DynamoDB-Calls"], response["X-DynamoDB-Capacity"])
+            on_anchor(name, 200)
             started = time.perf_counter()
             floor[name]()
-            floor_times[name].append((time.perf_counter() - started) * 1000)
-        form = FormFields()
-        form.feed(web.get(change).content.decode())
-        data = untouched_blank_rows(form.data)
-        data |= {"name": f"Learner {len(times['save'])}", "_save": "Save"}
+            timings.floor[name].append((time.perf_counter() - started) * 1000)
+        # Both sides rename the learner to the same name each round.
+        data = change_form_data(web.get(change).content.decode(), name=f"Learner {round_number}")
         started = time.perf_counter()
         response = web.post(change, data)
-        times["save"].append((time.perf_counter() - started) * 1000)
+        timings.skillboard["save"].append((time.perf_counter() - started) * 1000)
         assert response.status_code == 302, re.findall(
             r"errorlist[^<]*<li>[^<]*", response.content.decode()
         )
-        cost["save"] = (response["X-DynamoDB-Calls"], response["X-DynamoDB-Capacity"])
-    out.append(f"\n### {users:,} learners\n")
-    out.append("| page | p50 ms | p95 ms | boto3 floor p50 ms | ratio | calls | capacity |")
-    out.append("|---|---:|---:|---:|---:|---:|---|")
-    for name, samples in times.items():
-        p50, p95 = statistics.median(samples), statistics.quantiles(samples, n=20)[18]
-        if name in floor_times:
-            bare = statistics.median(floor_times[name])
-            cells = f"{bare:.1f} | {p50 / bare:.1f}x"
-        else:
-            cells = "- | -"
-        calls, capacity = cost[name]
-        out.append(f"| {name} | {p50:.1f} | {p95:.1f} | {cells} | {calls} | {capacity} |")
+        timings.cost["save"] = (response["X-DynamoDB-Calls"], response["X-DynamoDB-Capacity"])
+        on_anchor("save", 302)
+    return timings
 
 
 def main() -> int:

@@ -10,7 +10,9 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
@@ -53,6 +55,48 @@ def engine() -> Iterator[str]:
         yield running.endpoint
 
 
+# The admin benchmarks' learner with skills, those skills, and their soft-deleted learner.
+TARGET = "learner000042"
+TARGET_SKILLS = (("python", "Python"), ("go", "Go"), ("sql", "SQL"))
+SOFT_DELETED = "learner000007"
+
+
+@dataclass(frozen=True)
+class Learner:
+    """One benchmark learner's profile and statistics, as plain values."""
+
+    username: str
+    name: str
+    email: str
+    xp: int
+    streak: int
+    efficiency: float
+    accuracy: float
+    reminder: Any = None  # what `reminders` returned for this learner
+
+
+def learners(count: int, *, seed: int = 42, reminders=None) -> Iterator[Learner]:
+    """Yield the benchmark's learners: the same `count` learners for the same seed.
+
+    Pure Python, so the Django anchor (bench/anchor) fills SQLite with the rows that
+    write_learners writes to DynamoDB. `reminders(n, rng)` draws from the same generator.
+    """
+    rng = random.Random(seed)
+    for n in range(count):
+        username = f"learner{n:06d}"
+        # Keyword arguments are evaluated in order: the draws stay in this order.
+        yield Learner(
+            username,
+            name=f"Learner {n}",
+            email=f"{username}@example.com",
+            xp=int(rng.paretovariate(1.2) * 100),
+            streak=rng.randrange(0, 60),
+            efficiency=round(rng.uniform(0, 100), 1),
+            accuracy=round(rng.uniform(20, 100), 1),
+            reminder=reminders(n, rng) if reminders is not None else None,
+        )
+
+
 def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=None) -> float:
     """Write `count` users and their stats in parallel batches; return the seconds it took."""
     from dynamo.batch import put_request
@@ -61,31 +105,29 @@ def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=Non
     from stats.models import UserStats, leaderboard_partition_for
     from users.models import User
 
-    rng = random.Random(seed)
     now = utcnow()
 
     def batches():
         users, stats = [], []
-        for n in range(count):
-            username = f"learner{n:06d}"
-            user = User(username, name=f"Learner {n}", email=f"{username}@example.com")
+        for learner in learners(count, seed=seed, reminders=reminders):
+            user = User(learner.username, name=learner.name, email=learner.email)
             user.created_at = user.updated_at = now
             user.created_month = now.strftime("%Y-%m")
             user.version = 1
             item = UserStats(
-                username,
-                name=user.name,
-                xp=int(rng.paretovariate(1.2) * 100),
-                streak=rng.randrange(0, 60),
-                efficiency=round(rng.uniform(0, 100), 1),
-                accuracy=round(rng.uniform(20, 100), 1),
-                leaderboard_partition=leaderboard_partition_for(username, shards),
+                learner.username,
+                name=learner.name,
+                xp=learner.xp,
+                streak=learner.streak,
+                efficiency=learner.efficiency,
+                accuracy=learner.accuracy,
+                leaderboard_partition=leaderboard_partition_for(learner.username, shards),
                 created_at=now,
                 updated_at=now,
                 version=1,
             )
             if reminders is not None:
-                item.schedule_reminder(reminders(n, rng))
+                item.schedule_reminder(learner.reminder)
             users.append(put_request(user))
             stats.append(put_request(item))
             if len(stats) == 25:

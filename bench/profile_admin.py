@@ -14,8 +14,9 @@ import pstats
 import sys
 import tempfile
 
-from admin_pages import TARGET, FormFields, prepare, untouched_blank_rows
-from common import engine
+from admin_pages import prepare
+from browser import change_form_data
+from common import TARGET, engine
 
 LAYERS = [  # first match wins; builtins are matched by name (their file is "~")
     ("engine: waiting on the socket", ("recv_into", "sendall", "'poll'", "'select'")),
@@ -72,9 +73,7 @@ def main() -> int:
                 page.enable()
                 response = web.get(change)
                 page.disable()
-                form = FormFields()
-                form.feed(response.content.decode())
-                data = untouched_blank_rows(form.data) | {"name": f"Learner {n}", "_save": "1"}
+                data = change_form_data(response.content.decode(), name=f"Learner {n}")
                 save.enable()
                 response = web.post(change, data)
                 save.disable()
