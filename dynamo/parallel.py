@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextvars
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
@@ -122,3 +123,31 @@ def run_parallel(
                 future.cancel()
             raise
     return count
+
+
+# A few threads shared by every request: a page's independent reads go out together.
+_page_pool: ThreadPoolExecutor | None = None
+_page_pool_guard = threading.Lock()
+PAGE_THREADS = 8
+
+
+def read_together(reads: list[Callable[[], Any]]) -> list[Any]:
+    """Run a page's independent reads at once; return their results in order.
+
+    One read runs on the calling thread. Each other read runs on a shared thread in a copy of
+    this context, so the request's meter counts it; the first error is raised.
+    """
+    if len(reads) <= 1:
+        return [read() for read in reads]
+    global _page_pool
+    with _page_pool_guard:
+        if _page_pool is None:
+            _page_pool = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="dynamo-page")
+    *others, last = reads
+    futures = [_page_pool.submit(contextvars.copy_context().run, read) for read in others]
+    try:
+        result = last()
+    except BaseException:
+        wait(futures)  # none outlives the request
+        raise
+    return [future.result() for future in futures] + [result]

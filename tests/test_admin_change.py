@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import json
+import threading
 
 import pytest
 
 from catalog.models import Skill
 from dynamo_admin.models import AdminLog
+from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from users.models import User, UserSkill
@@ -436,3 +438,19 @@ def test_adding_a_user_skill_copies_the_catalog_name_or_names_a_missing_skill(
     assert added.status_code == 302
     stored = UserSkill.get("bob", "python")
     assert (stored.skill_name, stored.category, stored.version) == ("Python", "Programming", 1)
+
+
+def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeypatch):
+    threads = []
+    get_items = DynamoInline.get_items
+
+    def recorded(inline, parent):
+        threads.append(threading.current_thread().name)
+        return get_items(inline, parent)
+
+    monkeypatch.setattr(DynamoInline, "get_items", recorded)
+    response = admin_client_.get("/admin/users/user/alice/change/")
+
+    assert response.status_code == 200
+    assert calls(response) == 3  # the learner, then their skills and their stats together
+    assert len(threads) == 2 and len(set(threads)) == 2

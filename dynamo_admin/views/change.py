@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
@@ -13,6 +14,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from dynamo.models import DynamoModel
+from dynamo.parallel import read_together
 
 from ..display import display, masked
 from ..forms import ItemForm
@@ -52,9 +54,12 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     form_class = model_admin.get_form(request, item, change=item is not None, fields=editable)
     data = request.POST if request.method == "POST" else None
     form = form_class(data, item=item)
+    inline_admins = model_admin.get_inline_instances(request, item) if item else []
+    # Each inline's rows are one read of its own table: they go out together.
+    stored = read_together([partial(inline.get_items, item) for inline in inline_admins])
     inlines = [
-        InlineFormSet(inline, request, item, inline.get_items(item), data if can_save else None)
-        for inline in (model_admin.get_inline_instances(request, item) if item else [])
+        InlineFormSet(inline, request, item, items, data if can_save else None)
+        for inline, items in zip(inline_admins, stored, strict=True)
     ]
     stale = None
     if data is not None and form.is_valid() and all(i.is_valid() for i in inlines):
