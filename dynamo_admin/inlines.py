@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django import forms
@@ -10,7 +9,6 @@ from django.forms import formset_factory
 
 from dynamo.models import DynamoModel
 
-from .display import display
 from .forms import VERSION_FIELD, ItemForm
 from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION
@@ -22,14 +20,6 @@ if TYPE_CHECKING:
 KEY_FIELD = "_key"
 # Django's formsets read at most 1000 forms by default.
 MAX_SHOWN_ROWS = 1000
-
-
-@dataclass
-class InlineRow:
-    """One form of an inline and the read-only values shown beside it."""
-
-    form: ItemForm
-    readonly: list[tuple[str, str, str]] = field(default_factory=list)  # name, label, value
 
 
 class InlineItemForm(ItemForm):
@@ -120,27 +110,6 @@ class InlineFormSet:
         if key is None or key[0] != self.inline.parent_key(self.parent):
             return None  # not a row of this parent: the form counts as a new row
         return self.inline.model(*key)
-
-    @property
-    def readonly_headers(self) -> list[tuple[str, str]]:
-        """Return (name, label) of each read-only column, labelled as the admin labels fields."""
-        return [(name, self.inline.label_for(name)) for name in self.readonly]
-
-    def rows(self) -> list[InlineRow]:
-        empty = self.inline.get_empty_value_display()
-        rows = []
-        for form in self.formset.forms:
-            item = self.items.get(form.initial.get(KEY_FIELD, ""))
-            values = [
-                (
-                    name,
-                    self.inline.label_for(name),
-                    display(self.inline.value_for(item, name), empty) if item else "",
-                )
-                for name in self.readonly
-            ]
-            rows.append(InlineRow(form, values))
-        return rows
 
     def is_valid(self) -> bool:
         return self.formset.is_valid()

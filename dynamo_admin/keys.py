@@ -43,3 +43,37 @@ def key_values(model: type[DynamoModel], object_id: str) -> tuple[Any, ...] | No
 def key_item(model: type[DynamoModel], values: tuple[Any, ...]) -> DynamoModel:
     """Return an unsaved item holding only key values (to name it in logs and URLs)."""
     return model(*values)
+
+
+class QuotedObjectId:
+    """An object id where Django's admin templates expect a pk: `admin_urlquote` keeps it whole.
+
+    Django's `quote()` escapes strings only (an integer pk passes as it is), so an id already
+    quoted, commas between key values included, reaches `{% url %}` unchanged.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Original:
+    """The page's item as Django's admin templates read `original`: its `pk` names it in URLs.
+
+    Django's templates build links as `{% url ... original.pk|admin_urlquote %}`; an item's own
+    `pk` is its tuple of key values, which that would not turn into its object id.
+    """
+
+    def __init__(self, item: DynamoModel) -> None:
+        self.item = item
+        self.pk = QuotedObjectId(object_id(item))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.item, name)
+
+    def __str__(self) -> str:
+        return str(self.item)

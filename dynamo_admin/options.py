@@ -9,15 +9,16 @@ from typing import Any
 from django import forms
 from django.apps import apps
 from django.contrib import messages
-from django.contrib.admin.utils import flatten_fieldsets
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
 from django.core.exceptions import PermissionDenied
+from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
-from pynamodb.expressions.condition import Condition
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
@@ -195,7 +196,12 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     inlines: Sequence[type[DynamoInline]] = ()
     actions: Sequence[str | Callable] = ()
     list_per_page = 50
-    save_as_continue = True
+    save_on_top = False
+    # The action bar, with Django's options and form (admin/actions.html renders it).
+    action_form = helpers.ActionForm
+    actions_on_top = True
+    actions_on_bottom = False
+    actions_selection_counter = True
 
     change_list_template: str | None = None
     change_form_template: str | None = None
@@ -230,14 +236,6 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def get_list_per_page(self, request) -> int:
         return self.list_per_page
 
-    def get_scan_filter(self, request) -> Condition | None:
-        """Return the condition the plain listing's Scan keeps items by; None keeps them all."""
-        return None
-
-    def hides_key(self, key: tuple[Any, ...]) -> bool:
-        """Return whether the item with this key stays out of the admin (its pages 404)."""
-        return False
-
     def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
         return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
 
@@ -270,6 +268,13 @@ class DynamoModelAdmin(BaseDynamoAdmin):
                 description = getattr(function, "short_description", name.replace("_", " "))
                 chosen[name] = (function, name, description)
         return chosen
+
+    def get_action_choices(self, request, default_choices=BLANK_CHOICE_DASH):
+        """Return the action select's (name, description) choices, as Django's admin does."""
+        choices = [*default_choices]
+        for _function, name, description in self.get_actions(request).values():
+            choices.append((name, description % model_format_dict(self.opts)))
+        return choices
 
     def get_all_action_names(self) -> set[str]:
         """Return every action's name, whether or not this user may run it."""
@@ -379,7 +384,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     # --- items ----------------------------------------------------------------------------
     def key_or_404(self, object_id: str) -> tuple[Any, ...]:
         values = key_values(self.model, object_id)
-        if values is None or self.hides_key(values):
+        if values is None:
             raise Http404(f"No {self.model.verbose_name} has the key {object_id!r}.")
         return values
 

@@ -50,14 +50,11 @@ class Source:
         return take_page(self.read(model, per_page, start, forward), per_page)
 
 
-@dataclass
 class TableScan(Source):
-    """The plain listing: a Scan with a limit, never the whole table, optionally filtered."""
-
-    filter_condition: Condition | None = None
+    """The plain listing: a Scan with a limit, never the whole table."""
 
     def read(self, model, per_page, start, forward):
-        return model.scan(self.filter_condition, limit=per_page + 1, last_evaluated_key=start)
+        return model.scan(limit=per_page + 1, last_evaluated_key=start)
 
     def scope(self, forward: bool) -> str:
         return "scan"

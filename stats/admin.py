@@ -19,9 +19,6 @@ from .activity import record_session
 from .forms import StudySessionForm
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
-# Keys of the app's bookkeeping items in the table (reminder watermark, reshard checkpoint).
-RESERVED_PREFIX = "#"
-
 
 class LeaderboardFilter(IndexFilter):
     """Rank users by one metric: a Query on that metric's leaderboard index."""
@@ -91,13 +88,6 @@ class UserStatsAdmin(DynamoModelAdmin):
         "last_reminded_at",
     )
     actions = ["record_study_session"]
-
-    def get_scan_filter(self, request):
-        """Leave the bookkeeping items out: they are not learners."""
-        return ~UserStats.username.startswith(RESERVED_PREFIX)
-
-    def hides_key(self, key):
-        return str(key[0]).startswith(RESERVED_PREFIX)
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):

@@ -108,3 +108,26 @@ def test_staff_delete_a_user_with_its_skills_and_stats(page, site):
     assert User.get_or_none("alice") is None
     assert UserSkill.get_or_none("alice", "lang-01") is None
     assert UserStats.get_or_none("alice") is None
+
+
+FITS = """() => {
+    const right = (selector) => document.querySelector(selector).getBoundingClientRect().right;
+    return {
+        content: right("#content"),
+        group: right("#userskill-group"),
+        table: right("#userskill-group table"),
+        page: document.documentElement.scrollWidth,
+        viewport: document.documentElement.clientWidth,
+    };
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_the_learners_skills_inline_fits_the_page(page, site, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/admin/users/user/alice/change/")
+
+    edges = page.evaluate(FITS)
+
+    assert edges["page"] <= edges["viewport"]  # the page never scrolls sideways
+    assert edges["table"] <= edges["group"] <= edges["content"]  # nor does the inline

@@ -59,7 +59,7 @@ def test_a_domain_rule_shows_as_an_error_on_its_field(admin_client_, dynamo):
 
     page = response.content.decode()
     assert response.status_code == 200
-    assert 'class="form-row field-skill_id errors"' in page
+    assert 'class="form-row errors field-skill_id"' in page  # Django's fieldset.html
     assert "lowercase letters, digits and dashes" in page
     assert "&#x27;Poetry&#x27; is not one of" in page
     assert Skill.get_or_none("Bad_Id") is None

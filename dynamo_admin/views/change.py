@@ -7,6 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
+from django.contrib.admin.helpers import AdminErrorList
 from django.core.exceptions import ValidationError
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -16,9 +17,11 @@ from django.utils.translation import gettext as _
 from dynamo.models import DynamoModel
 from dynamo.parallel import read_together
 
+from .. import helpers
 from ..display import display, masked
 from ..forms import ItemForm
 from ..inlines import InlineFormSet
+from ..keys import Original
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
     CONDITION_FAILED,
@@ -70,24 +73,9 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
             return model_admin.response_change(request, saved)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": ("Add %s" if item is None else "Change %s" if can_save else "View %s")
-        % model_admin.model.verbose_name,
-        "subtitle": str(item) if item is not None else None,
-        "opts": model_admin.opts,
-        "original": item,
+        **change_form_context(model_admin, request, form, item, readonly, inlines, can_save),
         "object_id": object_id,
-        "add": item is None,
-        "change": item is not None,
-        "can_save": can_save,
-        "form": form,
-        "fieldsets": layout(model_admin, request, form, item, readonly),
-        "inline_formsets": inlines,
         "stale_items": stale,
-        "has_delete_permission": item is not None
-        and model_admin.has_delete_permission(request, item),
-        "save_as_continue": model_admin.save_as_continue,
-        "errors": form.errors
-        or any(not i.formset.is_valid() for i in inlines if i.formset.is_bound),
         **(extra_context or {}),
     }
     request.current_app = model_admin.admin_site.name
@@ -196,33 +184,43 @@ def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
     ]
 
 
-def layout(model_admin, request, form: ItemForm, item, readonly) -> list[dict[str, Any]]:
-    """Return the fieldsets to render: each field a bound form field or a read-only value."""
-    empty = model_admin.get_empty_value_display()
-    fieldsets = []
-    for name, options in model_admin.get_fieldsets(request, item):
-        lines = []
-        for field in options.get("fields", ()):
-            if field in form.fields:
-                lines.append({"name": field, "field": form[field]})
-            elif item is not None or field not in readonly:
-                value = model_admin.value_for(item, field) if item is not None else None
-                lines.append(
-                    {
-                        "name": field,
-                        "label": model_admin.label_for(field),
-                        "value": display(value, empty),
-                    }
-                )
-        fieldsets.append(
-            {
-                "name": name,
-                "classes": " ".join(options.get("classes", ())),
-                "description": options.get("description"),
-                "lines": lines,
-            }
-        )
-    return fieldsets
+def change_form_context(
+    model_admin, request, form: ItemForm, item, readonly, inlines, can_save: bool
+) -> dict[str, Any]:
+    """Return what Django's change form, fieldset, inline and submit-row templates read."""
+    fieldsets = model_admin.get_fieldsets(request, item)
+    if item is None:  # nothing is stored yet: a read-only field has no value to show
+        fieldsets = helpers.fieldsets_without(fieldsets, readonly)
+    adminform = helpers.AdminForm(form, fieldsets, model_admin, item)
+    inline_admin_formsets = [helpers.InlineAdminFormSet(inline) for inline in inlines]
+    media = adminform.media
+    for inline_admin_formset in inline_admin_formsets:
+        media += inline_admin_formset.media
+    title = _("Add %s") if item is None else _("Change %s") if can_save else _("View %s")
+    return {
+        "title": title % model_admin.model.verbose_name,
+        "subtitle": str(item) if item is not None else None,
+        "opts": model_admin.opts,
+        "original": Original(item) if item is not None else None,
+        "adminform": adminform,
+        "inline_admin_formsets": inline_admin_formsets,
+        "errors": AdminErrorList(form, [inline.formset for inline in inlines]),
+        "media": media,
+        # What Django's submit_row tag reads to choose the buttons (admin/submit_line.html).
+        "add": item is None,
+        "change": item is not None,
+        "is_popup": False,
+        "save_as": False,  # a stored item's key is fixed: no "Save as new"
+        "save_on_top": model_admin.save_on_top,
+        "has_add_permission": model_admin.has_add_permission(request),
+        "has_change_permission": model_admin.has_change_permission(request, item),
+        "has_view_permission": model_admin.has_view_permission(request, item),
+        "has_delete_permission": item is not None
+        and model_admin.has_delete_permission(request, item),
+        # Inline rows are saved with the item, so only a user who may save it edits them.
+        "has_editable_inline_admin_formsets": can_save
+        and any(inline.can_add or inline.can_change or inline.can_delete for inline in inlines),
+    }
 
 
 def missing_item_redirect(model_admin, request, object_id: str):

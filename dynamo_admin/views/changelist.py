@@ -18,6 +18,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 
 from dynamo.cursors import InvalidCursor
@@ -109,7 +110,7 @@ class ChangeList:
                 if not MONTH_RE.match(month):
                     raise BadQuery("Choose a month as YYYY-MM.")
                 return IndexQuery(self.date_index, month), self.date_parameter
-        return TableScan(self.model_admin.get_scan_filter(self.request)), ""
+        return TableScan(), ""
 
     def search_source(self) -> Source:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
@@ -210,8 +211,6 @@ class ChangeList:
         info = (self.model.app_label, self.model.model_name)
         rows = []
         for item in self.page.items:
-            if self.model_admin.hides_key(item.pk):
-                continue  # a key lookup can find what the Scan's filter leaves out
             oid = object_id(item)
             url = reverse(f"admin:{info[0]}_{info[1]}_change", args=[oid])
             cells = [
@@ -220,6 +219,25 @@ class ChangeList:
             ]
             rows.append(Row(item, oid, url, cells))
         return rows
+
+    # --- what Django's actions bar reads ------------------------------------------------
+    @property
+    def result_list(self) -> list[DynamoModel]:
+        """Return the items of this page."""
+        return self.page.items
+
+    @property
+    def result_count(self) -> int:
+        """Return the page's item count: DynamoDB counts no more without reading it all.
+
+        Django's action bar offers "Select all N" across pages when this differs from the
+        page's count; a cursor listing has no such total, so an action takes the page.
+        """
+        return len(self.page.items)
+
+    @property
+    def show_admin_actions(self) -> bool:
+        return bool(self.page.items)
 
     # --- sidebar --------------------------------------------------------------------------
     def date_hierarchy(self) -> dict[str, Any] | None:
@@ -290,22 +308,30 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
         cl = ChangeList(request, model_admin)
     except BadQuery as exc:
         return bad_request(model_admin, request, str(exc))
-    actions = model_admin.get_actions(request)
+    if model_admin.get_actions(request):
+        action_form = model_admin.action_form(auto_id=None)
+        action_form.fields["action"].choices = model_admin.get_action_choices(request)
+    else:
+        action_form = None
+    rows = cl.rows()
+    may_change = model_admin.has_change_permission(request)
+    title = _("Select %s to change") if may_change else _("Select %s to view")
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": f"Select {model_admin.model.verbose_name} to change"
-        if model_admin.has_change_permission(request)
-        else f"Select {model_admin.model.verbose_name} to view",
+        "title": title % model_admin.model.verbose_name,
         "subtitle": None,
         "opts": model_admin.opts,
         "cl": cl,
         "columns": cl.columns(),
-        "rows": cl.rows(),
+        "rows": rows,
         "search_fields": cl.search_fields,
-        "action_choices": [
-            (name, description % {"verbose_name_plural": model_admin.model.verbose_name_plural})
-            for _, name, description in actions.values()
-        ],
+        # What Django's admin/actions.html reads.
+        "action_form": action_form,
+        "actions_on_top": model_admin.actions_on_top,
+        "actions_on_bottom": model_admin.actions_on_bottom,
+        "actions_selection_counter": model_admin.actions_selection_counter,
+        "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
+        "module_name": str(model_admin.model.verbose_name_plural),
         "has_add_permission": model_admin.has_add_permission(request),
         **(extra_context or {}),
     }
@@ -322,7 +348,7 @@ def run_action(model_admin: DynamoModelAdmin, request):
         model_admin.require(name not in model_admin.get_all_action_names())
         return bad_request(model_admin, request, f"No action {name!r}.")
     keys = [key_values(model_admin.model, oid) for oid in request.POST.getlist("_selected_action")]
-    keys = [key for key in keys if key is not None and not model_admin.hides_key(key)]
+    keys = [key for key in keys if key is not None]
     redirect_to = request.get_full_path()
     if not keys:
         messages.warning(
