@@ -7,13 +7,14 @@ from django.contrib.admin import action
 from django.core.exceptions import PermissionDenied
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from dynamo.exceptions import StaleVersion
 
 from .keys import object_id
 
 
-@action(permissions=["delete"], description="Delete selected %(verbose_name_plural)s")
+@action(permissions=["delete"], description=gettext_lazy("Delete selected %(verbose_name_plural)s"))
 def delete_selected(model_admin, request, items):
     """Show what would go with the selected items; on confirmation delete each of them."""
     model = model_admin.model
@@ -55,7 +56,7 @@ def delete_selected(model_admin, request, items):
         return None
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": "Are you sure?",
+        "title": _("Are you sure?"),
         "subtitle": None,
         "opts": model_admin.opts,
         "objects_name": model.verbose_name_plural,

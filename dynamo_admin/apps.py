@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class DynamoAdminConfig(AppConfig):
@@ -8,7 +9,7 @@ class DynamoAdminConfig(AppConfig):
 
     default = True
     name = "dynamo_admin"
-    verbose_name = "DynamoDB admin"
+    verbose_name = _("DynamoDB admin")
 
     def ready(self) -> None:
         from .permissions import create_permissions

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
@@ -34,10 +35,11 @@ def delete_with_related(item: DynamoModel, related: list[DynamoModel], actor: st
     except TransactWriteError as exc:
         reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
         if any(r.code == "ConditionalCheckFailed" for r in reasons):
-            raise StaleVersion(
-                f"Someone else changed or deleted this {item.verbose_name} ({item}) "
-                "since the page was shown; nothing was deleted."
-            ) from exc
+            message = _(
+                "Someone else changed or deleted this %(name)s (%(item)s) since the page was "
+                "shown; nothing was deleted."
+            )
+            raise StaleVersion(message % {"name": item.verbose_name, "item": item}) from exc
         raise
     if not together:
         by_model: dict[type[DynamoModel], list[DynamoModel]] = {}

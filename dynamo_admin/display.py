@@ -44,7 +44,7 @@ def number_text(value: int | float | Decimal) -> str:
 def display(value: Any, empty_value_display: str) -> str:
     """Return the text a changelist cell or read-only field shows for a value."""
     if isinstance(value, bool):
-        return "Yes" if value else "No"
+        return gettext("Yes") if value else gettext("No")
     if isinstance(value, int | float | Decimal):
         return number_text(value)
     if value is None or (isinstance(value, str | list | dict | set | frozenset) and not value):

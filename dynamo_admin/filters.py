@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
 
 from dynamo import limits
@@ -43,7 +44,7 @@ def parse_key_value(attribute: Attribute, text: str) -> Any:
         try:
             number = Decimal(text)
         except InvalidOperation as exc:
-            raise ValueError(f"{text!r} is not a number.") from exc
+            raise ValueError(_("%(value)r is not a number.") % {"value": text}) from exc
         problem = limits.number_problem(number)
         if problem:
             raise ValueError(problem)
@@ -51,7 +52,7 @@ def parse_key_value(attribute: Attribute, text: str) -> Any:
     if isinstance(attribute, UTCDateTimeAttribute):
         value = parse_datetime(text)
         if not isinstance(value, datetime) or value.tzinfo is None:
-            raise ValueError(f"{text!r} is not a date and time with its zone.")
+            raise ValueError(_("%(value)r is not a date and time with its zone.") % {"value": text})
         return value
     problem = limits.key_problem(text, sort=attribute.is_range_key)
     if problem:
@@ -134,7 +135,7 @@ class IndexFilter(ListFilter):
 class SparseIndexFilter(ListFilter):
     """Scan a sparse GSI: only items carrying its key are in it (one page, with a limit)."""
 
-    label = "Yes"
+    label = gettext_lazy("Yes")
 
     def lookups(self, request, model_admin) -> Iterable[tuple[str, str]] | None:
         return [("yes", self.label)]

@@ -9,6 +9,7 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 from pynamodb.attributes import (
     Attribute,
     BooleanAttribute,
@@ -42,9 +43,9 @@ class NumberField(forms.CharField):
         try:
             number = Decimal(text)
         except InvalidOperation as exc:
-            raise ValidationError("Enter a number.", code="invalid") from exc
+            raise ValidationError(_("Enter a number."), code="invalid") from exc
         if not number.is_finite():
-            raise ValidationError("Enter a number.", code="invalid")
+            raise ValidationError(_("Enter a number."), code="invalid")
         # Checked as typed: float() would turn 1e-400 into 0 and 1e400 into inf.
         limits.check_number(number)
         return int(number) if number == number.to_integral_value() else float(number)
@@ -57,7 +58,7 @@ class SetField(forms.CharField):
 
     def __init__(self, *, numbers: bool = False, **kwargs: Any) -> None:
         self.numbers = numbers
-        kwargs.setdefault("help_text", "One value per line.")
+        kwargs.setdefault("help_text", _("One value per line."))
         super().__init__(**kwargs)
 
     def prepare_value(self, value: Any) -> Any:
@@ -97,7 +98,9 @@ class JSONValueField(forms.JSONField):
     def to_python(self, value: Any) -> Any:
         result = super().to_python(value)
         if result is not None and not isinstance(result, self.kind):
-            raise ValidationError(f"Enter a JSON {'list' if self.kind is list else 'object'}.")
+            raise ValidationError(
+                _("Enter a JSON list.") if self.kind is list else _("Enter a JSON object.")
+            )
         return result
 
 
@@ -108,7 +111,7 @@ def formfield_for(name: str, attribute: Attribute, **kwargs: Any) -> forms.Field
     )
     common = {"required": required, "label": name.replace("_", " ").capitalize(), **kwargs}
     if isinstance(attribute, UTCDateTimeAttribute):
-        return DateTimeField(**{"help_text": "Time in the admin's time zone.", **common})
+        return DateTimeField(**{"help_text": _("Time in the admin's time zone."), **common})
     if isinstance(attribute, BooleanAttribute):
         return forms.BooleanField(**{**common, "required": False})
     if isinstance(attribute, NumberAttribute):
@@ -154,8 +157,10 @@ class ItemForm(forms.Form):
         shown_one = self.initial.get(VERSION_FIELD) is not None
         if shown_one and cleaned.get(VERSION_FIELD) is None and VERSION_FIELD not in self.errors:
             raise ValidationError(
-                "The page did not say which version it showed, so nothing was saved. "
-                "Reload it and make the change again."
+                _(
+                    "The page did not say which version it showed, so nothing was saved. "
+                    "Reload it and make the change again."
+                )
             )
         return cleaned
 

@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
 from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute
 
 from dynamo.batch import batch_put
@@ -80,8 +81,9 @@ class AdminLog(DynamoModel):
 
     app_label = "dynamo_admin"
     model_name = "adminlog"
-    verbose_name = "log entry"
-    verbose_name_plural = "log entries"
+    # Django's LogEntry's names, so its translations apply.
+    verbose_name = _("log entry")
+    verbose_name_plural = _("log entries")
 
     class Meta(DynamoMeta):
         table_suffix = "admin-log"

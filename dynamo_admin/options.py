@@ -385,7 +385,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def key_or_404(self, object_id: str) -> tuple[Any, ...]:
         values = key_values(self.model, object_id)
         if values is None:
-            raise Http404(f"No {self.model.verbose_name} has the key {object_id!r}.")
+            message = _("No %(name)s has the key %(key)r.")
+            raise Http404(message % {"name": self.model.verbose_name, "key": object_id})
         return values
 
     def get_object(self, request, object_id: str) -> DynamoModel | None:

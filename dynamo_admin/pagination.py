@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from dynamo import cursors
 from dynamo.cursors import InvalidCursor
 
@@ -58,5 +60,5 @@ def decode(token: str | None, scope: str) -> Position:
         and isinstance(trail, list)
         and all(map(cursors.is_key, trail))
     ):
-        raise InvalidCursor("This page link is malformed.")
+        raise InvalidCursor(_("This page link is malformed."))
     return Position(start, [key or None for key in trail])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
@@ -111,15 +112,16 @@ def write_with_history(
     try:
         write_together([Write(None, None, item, action, changes or {})], actor)
     except Cancelled as exc:
-        [(_, code)] = exc.failures
+        [(_write, code)] = exc.failures
+        names = {"name": item.verbose_name, "item": item}
         if code == TRANSACTION_CONFLICT:
-            message = f"Another write to the {item.verbose_name} {item} ran at once."
-            raise ConflictError(message) from exc
+            message = _("Another write to the %(name)s %(item)s ran at once.")
+            raise ConflictError(message % names) from exc
         if action == ADDITION:
-            message = f"A {item.verbose_name} with the key {item} already exists."
-            raise AlreadyExists(message) from exc
-        message = f"The {item.verbose_name} {item} changed since it was read."
-        raise StaleVersion(message) from exc
+            message = _("A %(name)s with the key %(item)s already exists.")
+            raise AlreadyExists(message % names) from exc
+        message = _("The %(name)s %(item)s changed since it was read.")
+        raise StaleVersion(message % names) from exc
     if action == DELETION:
         AdminLog.forget(object_key_for(item))
     else:

@@ -96,12 +96,12 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     for inline in inlines:
         writes += inline.pending()
     if len(writes) > MAX_TRANSACTION_ITEMS:
-        form.add_error(
-            None,
-            f"This page would write {len(writes)} items, but DynamoDB writes at most"
-            f" {MAX_TRANSACTION_ITEMS} together with their history entries, so nothing was"
-            " saved. Save fewer rows at a time.",
+        message = _(
+            "This page would write %(count)s items, but DynamoDB writes at most %(most)s"
+            " together with their history entries, so nothing was saved. Save fewer rows at"
+            " a time."
         )
+        form.add_error(None, message % {"count": len(writes), "most": MAX_TRANSACTION_ITEMS})
         return None, None
     gone = [(write, CONDITION_FAILED) for write in writes if write.gone]
     if gone:  # its write could only fail: say so without trying
@@ -127,11 +127,11 @@ def writes_are_valid(request, writes: list[Write]) -> bool:
     valid, seen = True, set()
     for write in writes:
         if write.key in seen:
-            write.form.add_error(
-                None,
-                f"The {write.item.verbose_name} {write.item} is on this page twice; "
-                "save one of the two changes first.",
+            message = _(
+                "The %(name)s %(item)s is on this page twice; save one of the two changes first."
             )
+            names = {"name": write.item.verbose_name, "item": write.item}
+            write.form.add_error(None, message % names)
             valid = False
         seen.add(write.key)
         if write.action == DELETION:
@@ -153,11 +153,14 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
     for write, code in failures:
         item, name = write.item, write.item.verbose_name
         if code == TRANSACTION_CONFLICT:
-            message = f"Another save was writing the {name} “{item}” at the same moment."
+            message = _("Another save was writing the %(name)s “%(item)s” at the same moment.")
         elif write.action == ADDITION:
-            message = f"A {name} with the key {item} already exists."
+            message = _("A %(name)s with the key %(item)s already exists.")
         else:
-            message = f"Someone else changed or deleted the {name} “{item}” since you opened it."
+            message = _(
+                "Someone else changed or deleted the %(name)s “%(item)s” since you opened it."
+            )
+        message %= {"name": name, "item": item}
         form.add_error(None, message)
         if write.form is not form:
             write.form.add_error(None, message)
@@ -167,16 +170,16 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
             stale.append({"title": f"{capfirst(name)} {item}", "values": values})
     form.add_error(
         None,
-        "Nothing was saved. The stored values are shown below; reload the page to edit them."
+        _("Nothing was saved. The stored values are shown below; reload the page to edit them.")
         if stale
-        else "Nothing was saved; please save again.",
+        else _("Nothing was saved; please save again."),
     )
     return stale
 
 
 def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
     if current is None:
-        return [("", f"The {admin.model.verbose_name} has been deleted.")]
+        return [("", _("The %(name)s has been deleted.") % {"name": admin.model.verbose_name})]
     empty = admin.get_empty_value_display()
     return [
         (admin.label_for(name), display(admin.value_for(current, name), empty))
@@ -242,7 +245,7 @@ def raw_view(model_admin: DynamoModelAdmin, request, object_id: str):
         return missing_item_redirect(model_admin, request, object_id)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": f"Stored {model_admin.model.verbose_name}",
+        "title": _("Stored %s") % model_admin.model.verbose_name,
         "subtitle": str(item),
         "opts": model_admin.opts,
         "original": item,

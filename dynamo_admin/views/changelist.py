@@ -16,8 +16,9 @@ from django.contrib import messages
 from django.http import HttpResponseRedirect, QueryDict
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.http import urlencode
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 
@@ -103,12 +104,13 @@ class ChangeList:
                 try:
                     return list_filter.source(list_filter.value()), list_filter.parameter_name
                 except (ValueError, KeyError) as exc:
-                    raise BadQuery(f"Bad {list_filter.title} filter: {exc}") from exc
+                    message = _("Bad %(title)s filter: %(problem)s")
+                    raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
         if self.date_index is not None:
             month = self.params.get(self.date_parameter)
             if month:
                 if not MONTH_RE.match(month):
-                    raise BadQuery("Choose a month as YYYY-MM.")
+                    raise BadQuery(_("Choose a month as YYYY-MM."))
                 return IndexQuery(self.date_index, month), self.date_parameter
         return TableScan(), ""
 
@@ -119,7 +121,7 @@ class ChangeList:
         prefix = bool(range_names) and f"^{range_names[0]}" in self.search_fields
         terms = search_terms(self.query)
         if not terms:
-            raise BadQuery("Search by key: type a key value, not only separators.")
+            raise BadQuery(_("Search by key: type a key value, not only separators."))
         try:
             hash_value = parse_key_value(attributes[hash_name], terms[0])
             if not range_names:
@@ -129,7 +131,7 @@ class ChangeList:
             range_attribute: Attribute = attributes[range_names[0]]
             range_value = parse_key_value(range_attribute, terms[1])
         except ValueError as exc:
-            raise BadQuery(f"Bad search: {exc}") from exc
+            raise BadQuery(_("Bad search: %(problem)s") % {"problem": exc}) from exc
         if prefix:
             return TableQuery(
                 hash_value, range_attribute.startswith(range_value), range_key=range_names[0]
@@ -254,7 +256,7 @@ class ChangeList:
         last_month = today.month if year == today.year else 12
         months = [
             {
-                "label": date(year, m, 1).strftime("%B %Y"),
+                "label": capfirst(formats.date_format(date(year, m, 1), "YEAR_MONTH_FORMAT")),
                 "value": f"{year}-{m:02d}",
                 "url": self.choose(self.date_parameter, f"{year}-{m:02d}"),
                 "selected": chosen == f"{year}-{m:02d}",
@@ -291,12 +293,12 @@ class ChangeList:
         """Return what the page read, for the line above the results."""
         kind = type(self.source).__name__
         return {
-            "TableScan": "Scan of the table (one page)",
-            "IndexScan": f"Scan of the sparse index {self.index_name} (one page)",
-            "IndexQuery": f"Query of the index {self.index_name}",
-            "TableQuery": "Query of the table by key",
-            "GetItem": "GetItem by key",
-        }[kind]
+            "TableScan": _("Scan of the table (one page)"),
+            "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
+            "IndexQuery": _("Query of the index %(index)s"),
+            "TableQuery": _("Query of the table by key"),
+            "GetItem": _("GetItem by key"),
+        }[kind] % {"index": self.index_name}
 
 
 def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
@@ -346,15 +348,18 @@ def run_action(model_admin: DynamoModelAdmin, request):
     name = request.POST.get("action", "")
     if name not in actions:
         model_admin.require(name not in model_admin.get_all_action_names())
-        return bad_request(model_admin, request, f"No action {name!r}.")
+        return bad_request(model_admin, request, _("No action %(name)r.") % {"name": name})
     keys = [key_values(model_admin.model, oid) for oid in request.POST.getlist("_selected_action")]
     keys = [key for key in keys if key is not None]
     redirect_to = request.get_full_path()
     if not keys:
+        # Django's own message, so its translations apply.
         messages.warning(
             request,
-            "Items must be selected in order to perform actions on them. "
-            "No items have been changed.",
+            _(
+                "Items must be selected in order to perform actions on them. No items have "
+                "been changed."
+            ),
         )
         return HttpResponseRedirect(redirect_to)
     items = list(model_admin.model.batch_get(keys if len(keys[0]) > 1 else [k[0] for k in keys]))
@@ -367,7 +372,7 @@ def bad_request(model_admin: DynamoModelAdmin, request, message: str):
     """Return the 400 page for a query string the listing cannot read."""
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": "Bad request",
+        "title": _("Bad request"),
         "subtitle": None,
         "opts": model_admin.opts,
         "message": message,

@@ -35,7 +35,7 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
         shown = request.POST.get("version", "")
         try:
             if not (shown.isascii() and shown.isdigit()):  # "²".isdigit(), but int() refuses it
-                raise ValidationError("The page did not say which version to delete.")
+                raise ValidationError(_("The page did not say which version to delete."))
             item.version = int(shown)
             model_admin.delete_model(request, item)
         except (StaleVersion, ValidationError) as exc:
@@ -49,7 +49,7 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
             return HttpResponseRedirect(model_admin.url_for("changelist"))
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": "Are you sure?",
+        "title": _("Are you sure?"),
         "subtitle": None,
         "opts": model_admin.opts,
         "object": item,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
 
 from dynamo_admin.models import AdminLog
 
@@ -21,7 +22,7 @@ def history_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_c
     entries = AdminLog.history(item)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": f"Change history: {item}",
+        "title": _("Change history: %s") % item,
         "subtitle": None,
         "opts": model_admin.opts,
         "object": item,
