@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin import site as admin_site
 from django.http import HttpResponseRedirect
 from pynamodb.attributes import UnicodeSetAttribute
 
@@ -286,3 +287,69 @@ def test_the_admin_pages_speak_the_sites_language(admin_client_, python, setting
     assert "Envoyer" in listing  # Django's "Go" on the action bar
     assert "Select all objects on this page" not in listing
     assert "Date/heure" in history
+
+
+def test_extra_context_chooses_the_submit_rows_buttons_as_in_django(admin, python, rf):
+    request = rf.get(f"{SKILLS}python/change/")
+    request.user = admin
+    buttons = {"show_save_and_add_another": False, "show_delete": False}
+
+    response = admin_site.get_model_admin(Skill).change_view(request, "python", buttons)
+
+    page = response.render().content.decode()
+    assert 'name="_save"' in page and 'name="_continue"' in page
+    assert 'name="_addanother"' not in page and "deletelink" not in page
+
+
+def test_save_on_top_repeats_the_submit_row_above_the_form(admin_client_, python, monkeypatch):
+    monkeypatch.setattr(SkillAdmin, "save_on_top", True)
+
+    page = admin_client_.get(f"{SKILLS}python/change/").content.decode()
+
+    assert page.count('<div class="submit-row">') == 2
+    assert page.index('<div class="submit-row">') < page.index('<fieldset class="module aligned')
+
+
+def test_fieldsets_take_lines_of_fields_and_read_only_admin_methods(
+    admin_client_, python, monkeypatch
+):
+    @admin.display(description="Shouted")
+    def shout(self, skill):
+        return skill.name.upper()
+
+    monkeypatch.setattr(SkillAdmin, "shout", shout, raising=False)
+    monkeypatch.setattr(SkillAdmin, "readonly_fields", ("shout",))
+    monkeypatch.setattr(
+        SkillAdmin, "fieldsets", [(None, {"fields": [("name", "category"), "shout"]})]
+    )
+
+    page = admin_client_.get(f"{SKILLS}python/change/").content.decode()
+    saved = admin_client_.post(
+        f"{SKILLS}python/change/", {"name": "Python 3", "category": "Data", "_version": "1"}
+    )
+
+    assert '<div class="flex-container form-multiline">' in page  # Django's line of fields
+    assert 'name="name"' in page and 'name="category"' in page
+    assert "<label>Shouted:</label>" in page and '<div class="readonly">PYTHON</div>' in page
+    assert saved.status_code == 302
+    assert (Skill.get("python").name, Skill.get("python").category) == ("Python 3", "Data")
+
+
+class TagActionForm(admin.helpers.ActionForm):
+    """An action form with a field of its own, as Django's admin takes one."""
+
+    tag = forms.CharField(required=False, label="Tag:")
+
+
+def test_the_action_bar_takes_djangos_options_and_action_form(admin_client_, python, monkeypatch):
+    monkeypatch.setattr(SkillAdmin, "action_form", TagActionForm)
+    monkeypatch.setattr(SkillAdmin, "actions_on_top", False)
+    monkeypatch.setattr(SkillAdmin, "actions_on_bottom", True)
+    monkeypatch.setattr(SkillAdmin, "actions_selection_counter", False)
+
+    page = admin_client_.get(SKILLS).content.decode()
+
+    assert page.count('<div class="actions">') == 1
+    assert page.index('id="result_list"') < page.index('<div class="actions">')
+    assert '<label>Tag: <input type="text" name="tag">' in page
+    assert "action-counter" not in page
