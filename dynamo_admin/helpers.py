@@ -171,6 +171,8 @@ class InlineAdminFormSet:
         self.opts = inline_formset.inline
         self.formset = inline_formset.formset
         self.fieldsets = self.opts.get_fieldsets(inline_formset.request, inline_formset.parent)
+        self.has_add_permission = inline_formset.can_add
+        self.has_change_permission = inline_formset.can_change
         self.has_delete_permission = inline_formset.can_delete
 
     def __iter__(self) -> Iterator[InlineAdminForm]:
