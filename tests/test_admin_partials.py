@@ -175,3 +175,37 @@ def test_the_read_only_field_sets_every_attribute_djangos_sets():
     assert set(vars(theirs)) <= set(vars(ours))
     assert set(theirs.field) == set(ours.field)
     assert ours.label_tag() == "<label>Category:</label>"
+
+
+def shape(admin_form) -> list:
+    """Return what fieldset.html reads of an AdminForm: attributes, field kinds and places."""
+    return [
+        (
+            set(vars(fieldset)) - {"item"},
+            [set(vars(line)) - {"item"} for line in fieldset],
+            [
+                [(type(field), field.field.name, field.is_first) for field in line]
+                for line in fieldset
+            ],
+        )
+        for fieldset in admin_form
+    ]
+
+
+def test_our_admin_form_walks_a_form_as_djangos_does():
+    # Ours re-implements the __iter__ of Django's AdminForm, Fieldset and Fieldline to reach
+    # its read-only field; a Django release that builds them differently fails here first.
+    form = forms.modelform_factory(StaffUser, fields=["username", "email", "first_name"])()
+    fieldsets = [
+        (None, {"fields": [("username", "email")]}),
+        ("Name", {"fields": ["first_name"], "classes": ["wide"], "description": "Shown."}),
+    ]
+    django_admin = admin.site.get_model_admin(StaffUser)
+
+    theirs = django_helpers.AdminForm(form, fieldsets, {}, (), django_admin)
+    ours = helpers.AdminForm(form, fieldsets, django_admin)
+
+    assert shape(ours) == shape(theirs)
+    assert [(f.name, f.classes, f.description) for f in ours] == [
+        (f.name, f.classes, f.description) for f in theirs
+    ]
