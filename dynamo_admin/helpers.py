@@ -55,7 +55,11 @@ class AdminForm(helpers.AdminForm):
     """
 
     def __init__(
-        self, form: forms.Form, fieldsets: Fieldsets, model_admin: BaseDynamoAdmin, item=None
+        self,
+        form: forms.Form,
+        fieldsets: Fieldsets,
+        model_admin: BaseDynamoAdmin,
+        item: DynamoModel | None = None,
     ) -> None:
         readonly = [name for name in flatten_fieldsets(fieldsets) if name not in form.fields]
         super().__init__(form, fieldsets, {}, readonly, model_admin)
