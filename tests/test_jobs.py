@@ -80,6 +80,27 @@ def test_a_reshard_checkpoint_left_in_user_stats_is_resumed_then_deleted(dynamo,
     assert jobs.read_state("reshard_leaderboard") is None
 
 
+def test_a_restarted_reshard_deletes_the_checkpoint_left_in_user_stats_too(dynamo):
+    batch_put(User, [User(f"user{n:02d}", name="U", email=f"u{n}@example.com") for n in range(3)])
+    batch_put(UserStats, [UserStats(f"user{n:02d}", xp=n) for n in range(3)])
+    position = {"username": {"S": "user01"}}
+    put_legacy(
+        {
+            "username": {"S": "#reshard_leaderboard"},
+            "shards": {"N": "2"},
+            "position": {"S": json.dumps(position)},
+        }
+    )
+
+    output = StringIO()
+    call_command("reshard_leaderboard", shards=2, restart=True, stdout=output)
+
+    assert "Resuming" not in output.getvalue()
+    assert "scanned 3 items" in output.getvalue()
+    assert user_stats_keys() == ["user00", "user01", "user02"]
+    assert jobs.read_state("reshard_leaderboard") is None
+
+
 def test_an_interrupted_reshard_keeps_its_checkpoint_in_the_jobs_table(dynamo, monkeypatch):
     from stats.management.commands import reshard_leaderboard
 

@@ -48,7 +48,9 @@ class Command(DynamoCommand):
             raise CommandError("--workers must be between 1 and 32.")
         self.client = client_for(UserStats)
         self.table = UserStats.Meta.table_name
-        start = None if options["restart"] else self.load_checkpoint(shards)
+        # Read even with --restart: an earlier release's checkpoint moves out of user-stats.
+        saved = self.load_checkpoint(shards)
+        start = None if options["restart"] else saved
         if start:
             self.stdout.write("Resuming from the saved checkpoint.")
         pages = scanned = rewritten = 0
