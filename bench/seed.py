@@ -217,7 +217,7 @@ def main() -> int:
                 batch_writer_store(endpoint, args.threads),
             ),
         ]
-        # A fresh JVM runs its first minute slower: each way writes a small seed first, untimed.
+        # A fresh JVM is slow until it has compiled its hot paths: each way warms up, untimed.
         warm_users = min(args.users, WARM_UP_USERS)
         warm_items = seed_items(warm_users, now)
         warm_rows = plain_rows(warm_items)
@@ -262,7 +262,8 @@ def report(args, ways: list[Way], count: int, table_names: str, generated: float
             f"{way.batch_writes:,} | {way.write_units:,.0f} |"
         )
     out.append(
-        "\nEvery way's tables were scanned afterwards and hold exactly the generated items. "
+        "\nEvery way's tables were scanned afterwards and hold exactly the generated items "
+        "(the command's 2 more calls mark and clear its resume marker in `jobs`). "
         "The seed's writes retry unprocessed items with backoff; boto3's batch_writer resends "
         "them with its next batch. boto3 runs with its defaults (a resource per thread, as "
         "boto3 asks); both sides ask for ConsumedCapacity so the meter can sum WCU. Load "
