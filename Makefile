@@ -40,12 +40,18 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-## test: lint, then every test on moto and on DynamoDB Local, browser tests included.
+## test: lint, then every test on moto and on DynamoDB Local, browser tests included; then
+## dynamo_admin's own tests on their own settings (no Skillboard app installed).
 test: dynamodb-local lint
 	bin/install-system-deps --browser
 	$(PY) -m pytest; status=$$?; \
-	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; \
-	exit $$status
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; status=1; fi; \
+	$(PY) -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings; admin_status=$$?; \
+	if [ $$admin_status -eq 5 ]; then \
+		echo "pytest collected no dynamo_admin tests: failing" >&2; admin_status=1; \
+	fi; \
+	if [ $$status -ne 0 ]; then exit $$status; fi; \
+	exit $$admin_status
 
 format: install
 	$(VENV)/bin/ruff format .

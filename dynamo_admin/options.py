@@ -137,15 +137,16 @@ class BaseDynamoAdmin:
     def value_for(self, item: DynamoModel, name: str | Callable) -> Any:
         """Return what a column or read-only field shows, found as Django's lookup_field does.
 
-        A callable is called with the item; a name is looked up on the admin (a method called
-        with the item), then on the item (an attribute, or a method called with nothing).
-        Secret attributes show masked.
+        A callable is called with the item; one of the model's attributes shows its value
+        (an inline's `title` attribute is not its `title()` heading); any other name is looked
+        up on the admin (a method called with the item), then on the item (an attribute, or a
+        method called with nothing). Secret attributes show masked.
         """
         if callable(name):
             return name(item)
         if name == "__str__":
             return str(item)
-        method = getattr(self, name, None)
+        method = None if name in item.get_attributes() else getattr(self, name, None)
         if callable(method):
             return method(item)
         value = getattr(item, name, None)

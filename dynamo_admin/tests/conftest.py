@@ -1,0 +1,90 @@
+"""A fresh moto engine with the library's tables for each test, and named staff users.
+
+These tests run on moto only (in process, no Java): they check the admin's behaviour and
+its calls, not DynamoDB's fidelity. The project's suite runs the same admin on DynamoDB
+Local as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Permission
+from django.contrib.auth.models import User as StaffUser
+from django.test import Client
+from moto import mock_aws
+
+from dynamo import tables
+from dynamo.models import configure
+
+if "dynamo_admin.tests.library" not in settings.INSTALLED_APPS:
+    raise pytest.UsageError(
+        "dynamo_admin's tests run on their own settings: "
+        "python -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings"
+    )
+
+from .library.models import Book, Shelf  # noqa: E402  (only with the library installed)
+
+
+@pytest.fixture(scope="session")
+def _moto():
+    return mock_aws()
+
+
+@pytest.fixture
+def dynamo(_moto) -> Iterator[None]:
+    """Every table the installed apps declare, created empty on a moto engine of the test's own."""
+    _moto.start(reset=True)
+    try:
+        configure(endpoint=None, region="us-east-1")
+        for model in tables.all_models():
+            tables.create_missing(model)
+        yield
+    finally:
+        _moto.stop()
+
+
+def staff(username: str, *perms: str) -> StaffUser:
+    """Create a staff user holding these `app_label.codename` permissions."""
+    user = StaffUser.objects.create_user(username, f"{username}@example.com", "pw", is_staff=True)
+    for perm in perms:
+        app_label, codename = perm.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    return user
+
+
+def logged_in(user: StaffUser) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def librarian(db, dynamo) -> Client:
+    """Lena, a superuser."""
+    return logged_in(StaffUser.objects.create_superuser("lena", "lena@example.com", "pw"))
+
+
+@pytest.fixture
+def reader(db, dynamo) -> Client:
+    """Rita may view shelves and books, and change nothing."""
+    return logged_in(staff("rita", "library.view_shelf", "library.view_book"))
+
+
+@pytest.fixture
+def fiction(dynamo) -> Shelf:
+    """Shelf F1 with two novels."""
+    shelf = Shelf("F1", name="Fiction, ground floor")
+    shelf.save()
+    Book("F1", "9780141439518", title="Pride and Prejudice", genre="Fiction").save()
+    Book("F1", "9780140449136", title="Crime and Punishment", genre="Fiction", copies=2).save()
+    return shelf
+
+
+def calls(response) -> int:
+    """Return how many DynamoDB calls the response's request made."""
+    return response.wsgi_request.dynamo_meter.count
