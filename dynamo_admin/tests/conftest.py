@@ -25,7 +25,8 @@ if "dynamo_admin.tests.library" not in settings.INSTALLED_APPS:
         "python -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings"
     )
 
-from .library.models import Book, Shelf  # noqa: E402  (only with the library installed)
+# Imported only once the library is known to be installed.
+from .library.models import Book, Shelf
 
 
 @pytest.fixture(scope="session")
