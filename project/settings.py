@@ -117,6 +117,9 @@ SECURE_REFERRER_POLICY = setting(
 )
 
 INSTALLED_APPS = [
+    # Before Django's admin app: its admin/ templates (the meter footer, Recent actions)
+    # override Django's, and extend them.
+    "dynamo_admin",
     "dynamo_admin.apps.AdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -125,7 +128,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "csp",
     "dynamo",
-    "dynamo_admin",
     "catalog",
     "users",
     "stats",

@@ -8,6 +8,9 @@ DEBUG = False
 ALLOWED_HOSTS = ["testserver"]
 
 INSTALLED_APPS = [
+    # Before Django's admin app: its admin/ templates (the meter footer, Recent actions)
+    # override Django's, and extend them.
+    "dynamo_admin",
     "dynamo_admin.apps.AdminConfig",  # Django's admin app, with the site over DynamoDB models
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -15,7 +18,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "dynamo",
-    "dynamo_admin",
     "dynamo_admin.tests.library",
 ]
 
