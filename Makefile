@@ -57,9 +57,10 @@ format: install
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-## bench: every benchmark on DynamoDB Local, results in bench/RESULTS.md (BENCH_USERS=100000).
+## bench: every benchmark on DynamoDB Local, results in bench/RESULTS.md (BENCH_USERS=100000;
+## BENCH_ARGS=--resume keeps the sections already there and runs the others).
 bench: dynamodb-local
-	BENCH_USERS=$(BENCH_USERS) $(PY) bench/run.py
+	BENCH_USERS=$(BENCH_USERS) $(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,6 +1,8 @@
 """Run every benchmark against DynamoDB Local and write bench/RESULTS.md (`make bench`).
 
 Run: .venv/bin/python bench/run.py   (BENCH_USERS=N sets the large size; 100,000 by default)
+     .venv/bin/python bench/run.py --resume   (`make bench BENCH_ARGS=--resume`): keep the
+     sections RESULTS.md holds, run the missing and the failed ones
 Each benchmark starts its own DynamoDB Local in memory, so one's data never slows another.
 At 100,000 learners the whole run takes about 35 minutes on 2 shared cores; BENCH_USERS=10000
 about 15 (seeding, four ways of writing 10,000 learners, takes about 6 of them).
@@ -8,6 +10,7 @@ about 15 (seeding, four ways of writing 10,000 learners, takes about 6 of them).
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import re
@@ -59,14 +62,45 @@ def machine() -> list[str]:
     ]
 
 
+def finished_sections(path: Path) -> tuple[list[str], dict[str, str]]:
+    """Return the header lines and the {title: text} of each section a report holds, failed ones
+    left out, so a run stopped half-way (or with a failed section) is resumed, not redone."""
+    if not path.exists():
+        return [], {}
+    header, *sections = path.read_text().split("\n# ")
+    done = {}
+    for section in sections:
+        title, _, body = section.partition("\n")
+        if "**Failed**" not in body:
+            done[title.strip()] = f"\n# {title.strip()}\n{body.rstrip()}"
+    return header.rstrip("\n").splitlines(), done
+
+
 def main() -> int:
-    users = int(os.environ.get("BENCH_USERS", 100_000))
-    out = ["# Benchmarks on DynamoDB Local\n", *machine()]
-    out.append(
-        f"- Command: `make bench` (BENCH_USERS={users}); each section names its own command.\n"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the sections bench/RESULTS.md already holds and run only the others",
     )
+    args = parser.parse_args()
+    users = int(os.environ.get("BENCH_USERS", 100_000))
+    report = BENCH_DIR / "RESULTS.md"
+    header, done = finished_sections(report) if args.resume else ([], {})
+    if not header:
+        header = ["# Benchmarks on DynamoDB Local\n", *machine()]
+        header.append(
+            f"- Command: `make bench` (BENCH_USERS={users}); each section names its own command.\n"
+        )
+    elif done:
+        header.append(f"- Resumed at {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `--resume`.")
+    out = list(header)
     failed = []
     for title, command in plan(users):
+        if title in done:
+            print(f"== {title}: kept from the earlier run", file=sys.stderr, flush=True)
+            out.append(done[title])
+            continue
         print(f"== {title}: {' '.join(command)}", file=sys.stderr, flush=True)
         started = time.perf_counter()
         result = subprocess.run(
@@ -84,10 +118,10 @@ def main() -> int:
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
             out.append(f"**Failed** (exit {result.returncode}):\n\n```\n{tail}\n```")
         else:
-            report = [line for line in result.stdout.splitlines() if not line.startswith("{")]
-            out.append(re.sub(r"^#+ ", "## ", "\n".join(report).strip(), count=1))
-        (BENCH_DIR / "RESULTS.md").write_text("\n".join(out) + "\n")
-    print(f"Wrote {BENCH_DIR / 'RESULTS.md'}", file=sys.stderr)
+            lines = [line for line in result.stdout.splitlines() if not line.startswith("{")]
+            out.append(re.sub(r"^#+ ", "## ", "\n".join(lines).strip(), count=1))
+        report.write_text("\n".join(out) + "\n")
+    print(f"Wrote {report}", file=sys.stderr)
     if failed:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
