@@ -120,7 +120,8 @@ def main() -> int:
         else:
             lines = [line for line in result.stdout.splitlines() if not line.startswith("{")]
             out.append(re.sub(r"^#+ ", "## ", "\n".join(lines).strip(), count=1))
-        report.write_text("\n".join(out) + "\n")
+        report.write_text("\n".join(out) + "\n")  # a stopped run keeps what it measured
+    report.write_text("\n".join(out) + "\n")  # kept sections after the last one run
     print(f"Wrote {report}", file=sys.stderr)
     if failed:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
