@@ -204,6 +204,9 @@ def _stop_on_termination() -> None:
     """Turn SIGTERM and SIGHUP into SystemExit so `finally` blocks stop the children."""
 
     def leave(signum, _frame):
+        # Once: a second signal must not cut short the clean-up the first one started.
+        for ignored in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(ignored, signal.SIG_IGN)
         raise SystemExit(128 + signum)
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -242,9 +245,11 @@ def serve(addrport: str, users: int) -> int:
 
 
 def _stop_group(process: subprocess.Popen) -> None:
+    """Stop a child's process group: SIGTERM (a shell's `&` makes children ignore SIGINT),
+    then SIGKILL after 10 s."""
     if process.poll() is not None:
         return
-    os.killpg(process.pid, signal.SIGINT)
+    os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:

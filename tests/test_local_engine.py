@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+
 import boto3
 import pytest
 
@@ -55,3 +60,18 @@ def test_without_java_and_without_fallback_it_refuses(monkeypatch):
 
     with pytest.raises(local.EngineError, match="Java 17"):
         local.start(allow_moto=False, log=lambda _: None)
+
+
+def test_a_child_that_ignores_sigint_is_stopped_at_once():
+    # What `make run &` in a script gives its children: SIGINT ignored, inherited by exec.
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    started = time.monotonic()
+
+    local._stop_group(child)
+
+    assert child.returncode is not None
+    assert time.monotonic() - started < 5  # stopped by SIGTERM, not the SIGKILL 10 s later
