@@ -67,7 +67,6 @@ class InlineFormSet:
         if not (self.can_add or self.can_change):
             readonly = fields  # a view-only inline shows values, not inputs
         self.editable = [n for n in fields if n not in readonly]
-        self.readonly = [n for n in fields if n in readonly]
         form_class = type(
             f"{inline.model.__name__}InlineForm",
             (InlineItemForm, inline.form_class_for(request, self.editable)),

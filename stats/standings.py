@@ -47,16 +47,13 @@ def standings(
             with lock:
                 hit = cache.get(key)
                 if hit is None:
-                    # An unlisted learner is cached too, as {"found": False}.
-                    hit = {"found": False} | (_read(metric, cursor, user, limit) or {})
-                    hit["found"] = "results" in hit
+                    # Wrapped, so an unlisted learner (None) is cached too.
+                    hit = {"data": _read(metric, cursor, user, limit)}
                     cache.set(key, hit, seconds)
         finally:
             with _refill_locks_guard:
                 _refill_locks.pop(key, None)
-    if not hit["found"]:
-        return None
-    return {name: value for name, value in hit.items() if name != "found"}
+    return hit["data"]
 
 
 def cache_key(
