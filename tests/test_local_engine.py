@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import boto3
 import pytest
 
 from dynamo import local
+from tests.listening import beyond_loopback, descendants, listening
+
+BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def list_tables(endpoint: str) -> list[str]:
@@ -75,3 +81,46 @@ def test_a_child_that_ignores_sigint_is_stopped_at_once():
 
     assert child.returncode is not None
     assert time.monotonic() - started < 5  # stopped by SIGTERM, not the SIGKILL 10 s later
+
+
+def test_dynamodb_local_listens_on_loopback_only():
+    with local.running(log=lambda _: None) as engine:
+        port = int(engine.endpoint.rsplit(":", 1)[1])
+
+        assert ("127.0.0.1", port) in listening([engine.process.pid])
+        assert beyond_loopback([engine.process.pid]) == []
+
+
+def test_a_listener_on_every_interface_is_seen_beyond_loopback():
+    # The check above must be able to fail: a socket on 0.0.0.0 is reachable from the network.
+    with socket.socket() as exposed:
+        exposed.bind(("0.0.0.0", 0))
+        exposed.listen()
+
+        assert ("0.0.0.0", exposed.getsockname()[1]) in beyond_loopback([os.getpid()])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_run_stops_its_command_and_the_engine_on_a_signal(signum):
+    announce = "import os, time; print(os.environ['DYNAMODB_ENDPOINT'], flush=True); time.sleep(60)"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "dynamo.local", "run", "--", sys.executable, "-c", announce],
+        cwd=BASE_DIR,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        endpoint = runner.stdout.readline().strip()
+        port = int(endpoint.rsplit(":", 1)[1])
+        started = descendants([runner.pid])
+        assert port in {p for _, p in listening(list(started))}
+
+        runner.send_signal(signum)
+        runner.wait(timeout=30)
+
+        assert listening(list(started)) == []  # the engine, even if it lost its parent
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    finally:
+        if runner.poll() is None:
+            runner.kill()
