@@ -31,8 +31,10 @@ dynamodb-local: install system-deps
 run: dynamodb-local .env
 	$(PY) -m dynamo.local serve $(ADDR) --users $(SEED_USERS)
 
-## serve: production: static files collected, gunicorn (DEBUG off) on ADDR; see .env.production.example.
+## serve: production from the real environment (no .env; see .env.production.example): the deploy
+## check (any warning stops it), static files collected, gunicorn (DEBUG off) on ADDR.
 serve: install
+	DJANGO_DEBUG=false $(PY) manage.py check --deploy --fail-level WARNING
 	DJANGO_DEBUG=false $(PY) manage.py collectstatic --no-input -v 0
 	DJANGO_DEBUG=false exec $(VENV)/bin/gunicorn -c project/gunicorn.conf.py --bind $(ADDR) --workers $(WEB_CONCURRENCY)
 
@@ -40,10 +42,11 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-## test: lint, then every test on moto and on DynamoDB Local, browser tests included; then
-## dynamo_admin's own tests on their own settings (no Skillboard app installed).
+## test: lint, then every test on moto and on DynamoDB Local, browser tests and the many-host
+## tests (PostgreSQL, Redis, two gunicorn hosts) included; then dynamo_admin's own tests on
+## their own settings (no Skillboard app installed).
 test: dynamodb-local lint
-	bin/install-system-deps --browser
+	bin/install-system-deps --browser --servers
 	$(PY) -m pytest; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; status=1; fi; \
 	$(PY) -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings; admin_status=$$?; \

@@ -7,9 +7,13 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as exc:  # a setting's own message says what to fix
+        sys.exit(f"ImproperlyConfigured: {exc}")
 
 
 if __name__ == "__main__":

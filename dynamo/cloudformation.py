@@ -33,6 +33,8 @@ TABLE_ACTIONS = (
 INDEX_ACTIONS = ("Query", "Scan")
 # Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
 SCHEMA_ACTIONS = frozenset({"CreateTable", "UpdateTable", "DeleteTable", "ListTables"})
+# The template's parameter: the IAM role the web and worker hosts run as.
+HOST_ROLE = "HostRoleName"
 
 
 def logical_id(model: type[DynamoModel]) -> str:
@@ -99,6 +101,8 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
         "Properties": {
             "Description": f"Skillboard's DynamoDB access to the {prefix}* tables",
             "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+            # Attached by the stack, so the hosts can use the tables once it is deployed.
+            "Roles": [{"Ref": HOST_ROLE}],
         },
     }
 
@@ -119,11 +123,18 @@ def template(prefix: str | None = None) -> dict[str, Any]:
     }
     outputs["DynamoDBAccessPolicy"] = {
         "Value": {"Ref": "DynamoDBAccessPolicy"},
-        "Description": "attach to the web and worker hosts' role",
+        "Description": f"attached to the {HOST_ROLE} role",
     }
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": f"Skillboard DynamoDB tables ({prefix}*) and the IAM policy to use them",
+        "Parameters": {
+            HOST_ROLE: {
+                "Type": "String",
+                "Description": "the IAM role of the web and worker hosts (instance or task role)",
+                "AllowedPattern": r"[\w+=,.@-]{1,64}",
+            }
+        },
         "Resources": resources,
         "Outputs": outputs,
     }

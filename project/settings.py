@@ -14,10 +14,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
-# Development reads .env; DJANGO_ENV_FILE names another file, or none when empty.
+# Development reads .env; DJANGO_ENV_FILE names another file, or none when empty. Production
+# never does: with DEBUG off an env file stops start-up (below), so a development checkout's
+# file (its placeholder key, its test prefix) cannot become production's settings unseen.
 ENV_FILE = env.str("DJANGO_ENV_FILE", default=str(BASE_DIR / ".env"))
-if ENV_FILE and Path(ENV_FILE).is_file():
+ENV_FILE_READ = bool(ENV_FILE) and Path(ENV_FILE).is_file()
+if ENV_FILE_READ:
     environ.Env.read_env(ENV_FILE, overwrite=False)
+# The example files are public: a value copied from them is no secret.
+EXAMPLE_FILES = (BASE_DIR / ".env.example", BASE_DIR / ".env.production.example")
 
 
 BOOLEAN_WORDS = {"true", "false", "1", "0", "yes", "no", "on", "off", "y", "n", "t", "f"}
@@ -38,7 +43,25 @@ def setting(name: str, cast: str, check=None, hint: str = "", **kwargs: Any) -> 
     return value
 
 
+def example_values(name: str) -> set[str]:
+    """Return the values the example env files give a variable."""
+    values = set()
+    for example in EXAMPLE_FILES:
+        if example.is_file():
+            for line in example.read_text().splitlines():
+                key, equals, value = line.partition("=")
+                if equals and key.strip() == name:
+                    values.add(value.strip())
+    return values
+
+
 DEBUG = setting("DJANGO_DEBUG", "bool", default=False)
+if not DEBUG and ENV_FILE_READ:
+    raise ImproperlyConfigured(
+        f"{ENV_FILE} is a development file and DJANGO_DEBUG is off: production reads only the "
+        "real environment (see .env.production.example); remove the file, or set "
+        "DJANGO_ENV_FILE= to ignore it"
+    )
 if DEBUG:
     SECRET_KEY = setting("DJANGO_SECRET_KEY", "str", default="django-insecure-skillboard-dev-only")
 else:
@@ -48,6 +71,11 @@ else:
         check=lambda v: len(v) >= 32,
         hint="use at least 32 random characters",
     )
+    if SECRET_KEY in example_values("DJANGO_SECRET_KEY"):
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is the placeholder of an example env file: set 50 or more "
+            "random characters from your secret store"
+        )
 ALLOWED_HOSTS = setting(
     "DJANGO_ALLOWED_HOSTS", "list", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
 )
@@ -260,9 +288,18 @@ LEADERBOARD_SHARDS = setting(
 LEADERBOARD_CACHE_SECONDS = setting(
     "LEADERBOARD_CACHE_SECONDS", "int", default=5, check=lambda v: v >= 0, hint="0 or more"
 )
-# Django's cache: local memory per process by default; a shared one (redis://, memcache://
-# and their client library) across hosts through CACHE_URL.
+# Django's cache: local memory per process by default; Redis shared by every host in
+# production (CACHE_URL=redis://...), or memcache:// with its client library installed.
 CACHES = {"default": setting("CACHE_URL", "cache_url", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # Django's, but a Redis that is down means misses (pages read DynamoDB), not 500s.
+    CACHES["default"]["BACKEND"] = "project.cache.RedisCache"
+    # Seconds per cache call while Redis is unreachable (CACHE_URL's ?socket_timeout=… wins).
+    CACHES["default"]["OPTIONS"] = {
+        "socket_connect_timeout": 1.0,
+        "socket_timeout": 1.0,
+        **CACHES["default"].get("OPTIONS", {}),
+    }
 USER_PURGE_AFTER_DAYS = setting(
     "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
 )

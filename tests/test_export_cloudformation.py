@@ -119,3 +119,12 @@ def test_the_tables_it_describes_are_the_tables_create_tables_makes(created):
         assert {
             (a["AttributeName"], a["AttributeType"]) for a in stored["AttributeDefinitions"]
         } == {(a["AttributeName"], a["AttributeType"]) for a in wanted["AttributeDefinitions"]}
+
+
+def test_the_policy_is_attached_to_the_hosts_role_given_at_deploy_time():
+    template = export("--prefix", "skillboard-prod-")
+
+    policy = template["Resources"]["DynamoDBAccessPolicy"]["Properties"]
+    assert policy["Roles"] == [{"Ref": "HostRoleName"}]
+    assert template["Parameters"]["HostRoleName"]["Type"] == "String"
+    assert "Default" not in template["Parameters"]["HostRoleName"]  # no deploy without a role
