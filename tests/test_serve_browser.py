@@ -4,68 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
-import subprocess
-import sys
-import time
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from dynamo import local
+from tests.serving import (
+    manage,
+    served_environment,
+    start_gunicorn,
+    stop_gunicorn,
+    wait_until_serving,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 60
-
-
-def served_environment(tmp: Path, endpoint: str) -> dict[str, str]:
-    """Return production's environment, with TLS relaxed because the test speaks plain HTTP."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp),
-        "DJANGO_ENV_FILE": "",
-        "DJANGO_SETTINGS_MODULE": "project.settings",
-        "DJANGO_DEBUG": "false",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_SSL_REDIRECT": "false",
-        "DJANGO_SESSION_COOKIE_SECURE": "false",
-        "DJANGO_CSRF_COOKIE_SECURE": "false",
-        "DJANGO_STATIC_ROOT": str(tmp / "static"),
-        "DATABASE_URL": f"sqlite:///{tmp / 'django.sqlite3'}",
-        "DYNAMODB_ENDPOINT": endpoint,
-        "DYNAMODB_TABLE_PREFIX": f"serve-{uuid.uuid4().hex[:8]}-",
-    }
-
-
-def manage(*args: str, env: dict[str, str]) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
-def wait_until_serving(url: str, server: subprocess.Popen) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read()
-        try:
-            with urllib.request.urlopen(f"{url}/admin/login/", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"gunicorn did not answer on {url} within {START_TIMEOUT}s")
 
 
 @pytest.fixture(scope="module")
@@ -79,24 +32,13 @@ def served(dynamodb_local, tmp_path_factory) -> Iterator[tuple[str, str, Path]]:
     login = manage("bootstrap_staff", "--username", "staff", env=env)
     password = re.search(r"staff / (\S+)", login).group(1)
     manage("collectstatic", "--no-input", "-v", "0", env=env)
-    url = f"http://127.0.0.1:{local.free_port()}"
-    gunicorn = [sys.executable, "-m", "gunicorn", "-c", "project/gunicorn.conf.py"]
     log = tmp / "stdout.log"
-    with log.open("w") as stdout:
-        server = subprocess.Popen(
-            [*gunicorn, "--workers", "1", "--bind", url.removeprefix("http://")],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=stdout,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    url, server = start_gunicorn(env, log)
     try:
         wait_until_serving(url, server)
         yield url, password, log
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_gunicorn(server)
         manage("delete_tables", "--yes", env=env)
 
 
