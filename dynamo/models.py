@@ -289,6 +289,12 @@ def timeouts() -> tuple[float, float, int]:
     )
 
 
+def call_deadline() -> float:
+    """Return the longest one DynamoDB call may take now: every attempt timing out."""
+    connect, read, attempts = timeouts()
+    return attempts * (connect + read)
+
+
 def patient() -> None:
     """Give every model the longer timeouts and retries of a command run from the shell."""
     global _patient

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from unittest import mock
 
@@ -19,7 +21,7 @@ import pytest
 from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
 from django.core.cache import cache
-from django.test import override_settings
+from django.test import Client, override_settings
 from pynamodb.exceptions import PynamoDBException
 
 from catalog.models import Skill
@@ -195,6 +197,43 @@ def test_a_json_client_gets_the_503_as_json(staff_client, own_engine):
             "status": 503,
             "detail": "The data store is unavailable right now. Please try again in a moment.",
         }
+
+
+def concurrently(url: str, count: int) -> list[tuple[int, float, str | None]]:
+    """GET `url` from `count` anonymous clients at once; return each status, time, Retry-After."""
+    start = threading.Barrier(count)
+
+    def one(_) -> tuple[int, float, str | None]:
+        client = Client()
+        start.wait()
+        response, seconds = timed_get(client, url)
+        return response.status_code, seconds, response.get("Retry-After")
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline_at_most(
+    own_engine,
+):
+    own_engine.ensure_running()
+    url, count = "/leaderboard/?metric=efficiency", 20
+    with override_settings(LEADERBOARD_CACHE_SECONDS=1):
+        cache.clear()
+        assert Client().get(url).status_code == 200
+        time.sleep(1.1)  # the entry expires; its stale copy stays
+
+        with frozen(own_engine):
+            stale = concurrently(url, count)
+            cache.clear()
+            cold = concurrently(url, count)
+
+    # One request per process tries the frozen engine; the others serve the stale copy at once.
+    assert {status for status, _, _ in stale} == {200}
+    assert max(seconds for _, seconds, _ in stale) < PAGE_SECONDS
+    # Nothing to serve: each waiter gives up with the refill, none queues behind another.
+    assert {(status, retry) for status, _, retry in cold} == {(503, "5")}
+    assert max(seconds for _, seconds, _ in cold) < PAGE_SECONDS
 
 
 def engine_answering(call):
