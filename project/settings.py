@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,26 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_" + _PROXY_SSL_HEADER.split("=")[0].upper().replace("-", "_"), "https")
     if _PROXY_SSL_HEADER
     else None
+)
+
+
+def is_network(value: str) -> bool:
+    """Return whether a value is an IP address or a CIDR block."""
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+# Peers (REMOTE_ADDR) trusted to set X-Request-ID: the load balancer's addresses or blocks.
+# Anyone else's is logged beside a new id, so a client cannot pose as another request.
+TRUSTED_PROXIES = setting(
+    "DJANGO_TRUSTED_PROXIES",
+    "list",
+    default=[],
+    check=lambda v: all(is_network(network) for network in v),
+    hint="expected IP addresses or CIDR blocks such as 10.0.0.0/16",
 )
 X_FRAME_OPTIONS = setting(
     "DJANGO_X_FRAME_OPTIONS",
