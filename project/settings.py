@@ -110,6 +110,8 @@ TRUSTED_PROXIES = setting(
     check=lambda v: all(is_network(network) for network in v),
     hint="expected IP addresses or CIDR blocks such as 10.0.0.0/16",
 )
+# Load balancers probe /healthz over plain HTTP: it answers there rather than redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 X_FRAME_OPTIONS = setting(
     "DJANGO_X_FRAME_OPTIONS",
     "str",
@@ -284,6 +286,9 @@ LEADERBOARD_CACHE_SECONDS = setting(
 # Django's cache: local memory per process by default; a shared one (redis://, memcache://
 # and their client library) across hosts through CACHE_URL.
 CACHES = {"default": setting("CACHE_URL", "cache_url", default="locmemcache://")}
+# /healthz checks the engine at most once per process in this many seconds, whatever the
+# number of probes; their answers within it share one check.
+HEALTHZ_CHECK_SECONDS = 1.0
 USER_PURGE_AFTER_DAYS = setting(
     "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
 )

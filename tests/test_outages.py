@@ -25,7 +25,7 @@ from django.test import Client, override_settings
 from pynamodb.exceptions import PynamoDBException
 
 from catalog.models import Skill
-from dynamo import local, models, tables
+from dynamo import health, local, models, tables
 from dynamo.exceptions import outage_cause
 from dynamo.models import configure
 from stats.models import UserStats
@@ -199,15 +199,16 @@ def test_a_json_client_gets_the_503_as_json(staff_client, own_engine):
         }
 
 
-def concurrently(url: str, count: int) -> list[tuple[int, float, str | None]]:
-    """GET `url` from `count` anonymous clients at once; return each status, time, Retry-After."""
+def concurrently(url: str, count: int) -> list[tuple[int, float, str | None, int]]:
+    """GET `url` from `count` anonymous clients at once; each status, time, Retry-After, calls."""
     start = threading.Barrier(count)
 
-    def one(_) -> tuple[int, float, str | None]:
+    def one(_) -> tuple[int, float, str | None, int]:
         client = Client()
         start.wait()
         response, seconds = timed_get(client, url)
-        return response.status_code, seconds, response.get("Retry-After")
+        calls = response.wsgi_request.dynamo_meter.count
+        return response.status_code, seconds, response.get("Retry-After"), calls
 
     with ThreadPoolExecutor(max_workers=count) as pool:
         return list(pool.map(one, range(count)))
@@ -220,7 +221,9 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
     url, count = "/leaderboard/?metric=efficiency", 20
     with override_settings(LEADERBOARD_CACHE_SECONDS=1):
         cache.clear()
-        assert Client().get(url).status_code == 200
+        # A DynamoDB Local just brought back by an earlier test is slow on its first reads.
+        statuses = [Client().get(url).status_code for _ in range(4)]
+        assert statuses[-1] == 200, statuses
         time.sleep(1.1)  # the entry expires; its stale copy stays
 
         with frozen(own_engine):
@@ -229,11 +232,23 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
             cold = concurrently(url, count)
 
     # One request per process tries the frozen engine; the others serve the stale copy at once.
-    assert {status for status, _, _ in stale} == {200}
-    assert max(seconds for _, seconds, _ in stale) < PAGE_SECONDS
+    assert {status for status, *_ in stale} == {200}
+    assert max(seconds for _, seconds, *_ in stale) < PAGE_SECONDS
     # Nothing to serve: each waiter gives up with the refill, none queues behind another.
-    assert {(status, retry) for status, _, retry in cold} == {(503, "5")}
-    assert max(seconds for _, seconds, _ in cold) < PAGE_SECONDS
+    assert {(status, retry) for status, _, retry, _ in cold} == {(503, "5")}
+    assert max(seconds for _, seconds, *_ in cold) < PAGE_SECONDS
+
+
+def test_many_probes_of_a_frozen_engine_share_one_check_and_answer_in_time(own_engine):
+    own_engine.ensure_running()
+    with override_settings(HEALTHZ_CHECK_SECONDS=1), frozen(own_engine):
+        health.forget_checks()
+        probes = concurrently("/healthz", 20)
+
+    assert {(status, retry) for status, _, retry, _ in probes} == {(503, "5")}
+    assert max(seconds for _, seconds, *_ in probes) < HEALTHZ_SECONDS
+    # One check's DescribeTable calls at most (those still hung at the answer are not counted).
+    assert sum(calls for *_, calls in probes) <= len(tables.all_models())
 
 
 def engine_answering(call):
