@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
 
 from dynamo.middleware import meter_visible
 
@@ -36,11 +37,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     if _wants_json(request):
         response: HttpResponse = JsonResponse(_as_json(request, data))
     else:
-        # The board (podium, rows, page links) is rendered once per cache entry; the page
-        # around it (the staff meter footer among it) is rendered per request.
+        # The board's section (tabs, podium, rows, page links) is rendered once per cache
+        # entry; the page around it (the staff meter footer among it) per request.
         board = fragment(entry, "board", lambda: _render_board(data, paged=bool(cursor)))
-        context = _frame(data) | {"board": board}
-        response = TemplateResponse(request, "stats/leaderboard_page.html", context)
+        response = _page(request, data["metric"], board)
     _cache_headers(request, response)
     return response
 
@@ -92,15 +92,10 @@ def _render_board(data: dict[str, Any], *, paged: bool) -> str:
     return render_to_string("stats/leaderboard.html", _context(data) | {"paged": paged})
 
 
-def _frame(data: dict[str, Any]) -> dict[str, Any]:
-    """Return what the page around the board shows: the metric's tabs and the search box."""
-    metric = data["metric"]
-    return {
-        "metric": metric,
-        "metric_label": METRIC_LABELS[metric],
-        "tabs": [(m, METRIC_LABELS[m]) for m in METRICS],
-        "username": data["user"],
-    }
+def _page(request: HttpRequest, metric: str, board: str, status: int = 200) -> TemplateResponse:
+    """Return the page around a rendered board section: title, styles, header and footer."""
+    context = {"metric_label": METRIC_LABELS.get(metric), "board": board}
+    return TemplateResponse(request, "stats/leaderboard_base.html", context, status=status)
 
 
 def _context(data: dict[str, Any]) -> dict[str, Any]:
@@ -147,4 +142,5 @@ def _error(request: HttpRequest, metric: str, message: str, status: int) -> Http
         "metric": metric if metric in METRICS else "xp",
         "tabs": [(m, METRIC_LABELS[m]) for m in METRICS],
     }
-    return TemplateResponse(request, "stats/leaderboard_error.html", context, status=status)
+    board = mark_safe(render_to_string("stats/leaderboard_error.html", context))
+    return _page(request, metric, board, status)
