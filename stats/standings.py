@@ -98,7 +98,9 @@ def cache_key(
     else:
         parts = (metric, "top", cursor or "", limit or PAGE_SIZE)
     parts += (settings.LEADERBOARD_SHARDS,)
-    return "leaderboard:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+    # "stale" names the entry's shape (data, fresh_until, read): hosts of an older release
+    # sharing the cache during a rolling deploy keep entries of their own.
+    return "leaderboard:stale:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def refill_lock(key: str) -> str:
