@@ -1,9 +1,15 @@
-"""A health probe with its own tight deadline: an answer within 2 s whatever the engine does."""
+"""A health probe with its own tight deadline: an answer within 2 s whatever the engine does.
+
+Its answer is shared: one check per process at a time, reused for `max_age` seconds, so any
+number of load-balancer probes (or anonymous clients) costs the engine at most one check per
+process per interval, and callers arriving during a check wait for that one.
+"""
 
 from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -25,6 +31,9 @@ _sessions: list[botocore.session.Session] = []
 _lock = threading.Lock()
 # Hung calls end at their read timeout; until then they hold a worker, never a request.
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="healthz")
+# The last check's end (monotonic) and outcome per set of tables; one check runs at a time.
+_checks: dict[tuple[Any, ...], tuple[float, list[str] | BaseException]] = {}
+_check_lock = threading.Lock()
 
 
 def probe_client(model: type[DynamoModel]):
@@ -64,11 +73,40 @@ def _exists(client, model: type[DynamoModel]) -> bool:
     return True
 
 
-def missing_tables(models: list[type[DynamoModel]]) -> list[str]:
-    """Return the names of the tables that do not exist; raise EngineUnavailable past the deadline.
+def missing_tables(models: list[type[DynamoModel]], *, max_age: float = 0) -> list[str]:
+    """Return the names of the tables that do not exist, checked at most `max_age` s ago.
 
-    Any other failure of the engine (unreachable, refused) propagates as botocore raised it.
+    A check that ends after the call began answers it too, so concurrent callers share one.
+    Raise EngineUnavailable past the deadline; any other failure of the engine (unreachable,
+    refused) propagates as botocore raised it, to every caller sharing that check.
     """
+    key = (models[0].Meta.host, *(model.Meta.table_name for model in models))
+    asked = time.monotonic()
+    if not _check_lock.acquire(timeout=DEADLINE_SECONDS):
+        raise EngineUnavailable(f"no answer within {DEADLINE_SECONDS:g} s")
+    try:
+        last = _checks.get(key)
+        if last is None or last[0] <= asked - max_age:
+            try:
+                outcome: list[str] | BaseException = _check(models)
+            except Exception as exc:
+                outcome = exc
+            last = _checks[key] = (time.monotonic(), outcome)
+    finally:
+        _check_lock.release()
+    if isinstance(last[1], BaseException):
+        raise last[1]
+    return list(last[1])
+
+
+def forget_checks() -> None:
+    """Forget the shared outcomes: the next call checks the engine (the engine changed)."""
+    with _check_lock:
+        _checks.clear()
+
+
+def _check(models: list[type[DynamoModel]]) -> list[str]:
+    """Describe every table at once, within the deadline; return those that do not exist."""
     client = probe_client(models[0])  # every table sits on one endpoint
     # Each call runs in the request's context, so the request's meter counts it.
     futures = {

@@ -6,17 +6,23 @@ day), a checkpoint (where a long run stopped) or a marker (a seed in progress). 
 out of the domain tables keeps those tables' scans, dumps and admin pages to domain items.
 
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
-(checkpoint), `seed` (marker of an unfinished seed).
+(checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
+held while one run rewrites a skill's copies, deleted when it is done).
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from datetime import timedelta
 from typing import Any
 
-from pynamodb.attributes import JSONAttribute, UnicodeAttribute
+from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.constants import ALL_NEW
 from pynamodb.exceptions import UpdateError
 
+from .exceptions import ConflictError
 from .models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
 
 WATERMARK_ROUNDS = 5
@@ -37,6 +43,9 @@ class Job(DynamoModel):
     watermark = UnicodeAttribute(null=True)
     # Anything else the job keeps: a checkpoint, the parameters of a marker.
     state = JSONAttribute(null=True)
+    # A lease: which run holds the job, and until when (a killed run's lease runs out).
+    lease_token = UnicodeAttribute(null=True)
+    lease_until = UTCDateTimeAttribute(null=True)
 
     @classmethod
     def apply(cls, name: str, actions: list, condition=None) -> Job | None:
@@ -100,3 +109,30 @@ def store_state(name: str, state: Any) -> None:
 def forget(name: str) -> None:
     """Delete a job's item: its work is done and nothing of it needs keeping."""
     Job(name).delete(add_version_condition=False)
+
+
+def take_lease(name: str, token: str, *, seconds: float) -> bool:
+    """Hold the job `name` for `seconds` unless another run's unexpired lease holds it."""
+    now = utcnow()
+    free = Job.lease_until.does_not_exist() | (Job.lease_until < now) | (Job.lease_token == token)
+    actions = [Job.lease_token.set(token), Job.lease_until.set(now + timedelta(seconds=seconds))]
+    return Job.apply(name, actions, free) is not None
+
+
+def release_lease(name: str, token: str) -> None:
+    """Give the lease up by deleting its item, if this run still holds it."""
+    with suppress(ConflictError):  # it ran out and another run holds it now: theirs to delete
+        Job(name).delete(condition=Job.lease_token == token, add_version_condition=False)
+
+
+@contextmanager
+def lease(name: str, *, seconds: float) -> Iterator[bool]:
+    """Hold the job `name` for the block; yield False (holding nothing) if another run does."""
+    token = uuid.uuid4().hex
+    if not take_lease(name, token, seconds=seconds):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        release_lease(name, token)

@@ -289,6 +289,14 @@ def timeouts() -> tuple[float, float, int]:
     )
 
 
+def call_deadline() -> float:
+    """Return the longest one DynamoDB call may take now: every attempt timing out."""
+    connect, read, attempts = timeouts()
+    # botocore's standard mode waits up to 2^(n-1) s (at most 20) before the n-th retry.
+    backoff = sum(min(2 ** (n - 1), 20) for n in range(1, attempts))
+    return attempts * (connect + read) + backoff
+
+
 def patient() -> None:
     """Give every model the longer timeouts and retries of a command run from the shell."""
     global _patient

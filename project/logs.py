@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import re
 import time
 import uuid
 from datetime import UTC, datetime
+from functools import lru_cache
+
+from django.conf import settings
+from django.http import HttpRequest
 
 request_logger = logging.getLogger("skillboard.request")
 # Attributes every LogRecord has; anything else was passed in `extra` and is logged as a field.
@@ -16,8 +21,10 @@ STANDARD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), Non
     "asctime",
     "taskName",
 }
-# A request id from the load balancer is kept when it looks like one; anything else is replaced.
+# A request id from a trusted proxy is kept when it looks like one; anything else is replaced.
 REQUEST_ID = re.compile(r"[A-Za-z0-9=;._:-]{1,200}")
+# How much of a request id we did not keep goes into the log line beside ours.
+CLIENT_ID_CHARS = 200
 
 
 class JsonFormatter(logging.Formatter):
@@ -46,7 +53,12 @@ class RequestLogMiddleware:
 
     def __call__(self, request):
         incoming = request.headers.get("X-Request-ID", "")
-        request.id = incoming if REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        kept = REQUEST_ID.fullmatch(incoming) is not None and from_trusted_proxy(request)
+        request.id = incoming if kept else uuid.uuid4().hex
+        # Not ours to trust, but worth keeping: it may be the caller's own trace.
+        client_id = (
+            {"client_request_id": incoming[:CLIENT_ID_CHARS]} if incoming and not kept else {}
+        )
         started = time.perf_counter()
         response = self.get_response(request)
         meter = getattr(request, "dynamo_meter", None)
@@ -66,6 +78,24 @@ class RequestLogMiddleware:
                 "dynamodb_ms": round(meter.seconds * 1000, 1) if meter else 0,
                 "rcu": meter.read_units if meter else 0,
                 "wcu": meter.write_units if meter else 0,
+                **client_id,
             },
         )
         return response
+
+
+def from_trusted_proxy(request: HttpRequest) -> bool:
+    """Return whether the request's peer is one of DJANGO_TRUSTED_PROXIES."""
+    networks = trusted_networks(tuple(settings.TRUSTED_PROXIES))
+    try:
+        peer = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    return any(peer in network for network in networks)
+
+
+@lru_cache(maxsize=8)
+def trusted_networks(
+    proxies: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(proxy, strict=False) for proxy in proxies)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,28 @@ SECURE_PROXY_SSL_HEADER = (
     if _PROXY_SSL_HEADER
     else None
 )
+
+
+def is_network(value: str) -> bool:
+    """Return whether a value is an IP address or a CIDR block."""
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
+# Peers (REMOTE_ADDR) trusted to set X-Request-ID: the load balancer's addresses or blocks.
+# Anyone else's is logged beside a new id, so a client cannot pose as another request.
+TRUSTED_PROXIES = setting(
+    "DJANGO_TRUSTED_PROXIES",
+    "list",
+    default=[],
+    check=lambda v: all(is_network(network) for network in v),
+    hint="expected IP addresses or CIDR blocks such as 10.0.0.0/16",
+)
+# Load balancers probe /healthz over plain HTTP: it answers there rather than redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 X_FRAME_OPTIONS = setting(
     "DJANGO_X_FRAME_OPTIONS",
     "str",
@@ -300,6 +323,9 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
         "socket_timeout": 1.0,
         **CACHES["default"].get("OPTIONS", {}),
     }
+# /healthz checks the engine at most once per process in this many seconds, whatever the
+# number of probes; their answers within it share one check.
+HEALTHZ_CHECK_SECONDS = 1.0
 USER_PURGE_AFTER_DAYS = setting(
     "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
 )

@@ -6,15 +6,18 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
+
+from dynamo.middleware import meter_visible
 
 from .leaderboard import BadLeaderboardRequest, check_metric
 from .models import METRICS
-from .standings import cache_key, standings
+from .standings import board_entry, fragment
 
-CACHE_SECONDS = 30
 METRIC_LABELS = {"xp": "XP", "streak": "Streak", "efficiency": "Efficiency", "accuracy": "Accuracy"}
 
 
@@ -25,23 +28,32 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     cursor = request.GET.get("cursor") or None
     try:
         check_metric(metric)
-        data = standings(metric, cursor=cursor, user=username)
+        entry = board_entry(metric, cursor=cursor, user=username)
     except BadLeaderboardRequest as exc:
         return _bad_request(request, metric, str(exc))
+    data = entry["data"]
     if data is None:
         return _not_found(request, metric, username)
     if _wants_json(request):
         response: HttpResponse = JsonResponse(_as_json(request, data))
     else:
-        # The rows' HTML is cached beside the data, under the same key and TTL ({% cache %}).
-        context = _context(data) | {
-            "board_seconds": settings.LEADERBOARD_CACHE_SECONDS,
-            "board_key": cache_key(metric, cursor=cursor, user=username),
-        }
-        response = TemplateResponse(request, "stats/leaderboard.html", context)
-    patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
-    patch_vary_headers(response, ["Accept"])
+        # The board's section (tabs, podium, rows, page links) is rendered once per cache
+        # entry; the page around it (the staff meter footer among it) per request.
+        board = fragment(entry, "board", lambda: _render_board(data, paged=bool(cursor)))
+        response = _page(request, data["metric"], board)
+    _cache_headers(request, response)
     return response
+
+
+def _cache_headers(request: HttpRequest, response: HttpResponse) -> None:
+    """Let shared caches keep an anonymous board as long as the server does, and no staff one."""
+    if meter_visible(request):
+        # The meter's headers and footer describe this request to staff: no shared copy.
+        patch_cache_control(response, private=True)
+    else:
+        patch_cache_control(response, public=True, max_age=settings.LEADERBOARD_CACHE_SECONDS)
+    # HTML or JSON by Accept; the meter by the login the session cookie carries.
+    patch_vary_headers(response, ["Accept", "Cookie"])
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -73,6 +85,17 @@ def _display(metric: str, value: Any) -> str:
     if metric == "streak":
         return f"{int(value)} day{'' if value == 1 else 's'}"
     return f"{value:.1f}%"
+
+
+def _render_board(data: dict[str, Any], *, paged: bool) -> str:
+    # No request: the board depends on its data alone, so one rendering serves every visitor.
+    return render_to_string("stats/leaderboard.html", _context(data) | {"paged": paged})
+
+
+def _page(request: HttpRequest, metric: str, board: str, status: int = 200) -> TemplateResponse:
+    """Return the page around a rendered board section: title, styles, header and footer."""
+    context = {"metric_label": METRIC_LABELS.get(metric), "board": board}
+    return TemplateResponse(request, "stats/leaderboard_base.html", context, status=status)
 
 
 def _context(data: dict[str, Any]) -> dict[str, Any]:
@@ -119,4 +142,5 @@ def _error(request: HttpRequest, metric: str, message: str, status: int) -> Http
         "metric": metric if metric in METRICS else "xp",
         "tabs": [(m, METRIC_LABELS[m]) for m in METRICS],
     }
-    return TemplateResponse(request, "stats/leaderboard_error.html", context, status=status)
+    board = mark_safe(render_to_string("stats/leaderboard_error.html", context))
+    return _page(request, metric, board, status)

@@ -26,3 +26,5 @@ STORAGES = {
 }
 # Tests read the board right after writing; tests/test_leaderboard_cache.py turns it on.
 LEADERBOARD_CACHE_SECONDS = 0
+# Tests change the engine under /healthz between requests; tests/test_healthz.py turns it on.
+HEALTHZ_CHECK_SECONDS = 0

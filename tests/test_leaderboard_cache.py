@@ -8,7 +8,9 @@ import pytest
 from django.core.cache import cache
 
 from dynamo.batch import batch_put
+from stats.leaderboard import PAGE_SIZE
 from stats.models import UserStats
+from stats.standings import cache_key, refill_lock
 from tests.admin_fixtures import calls
 from tests.helpers import totals_for
 from users.models import User
@@ -157,3 +159,110 @@ def test_the_api_and_the_page_share_one_entry_per_board(client, board):
     assert usernames(api) == usernames(page) == ["alice", "bob", "carol"]
     assert calls(smaller) == 1  # another page size is another entry
     assert usernames(smaller) == ["carol", "alice"]
+
+
+def test_parameters_a_lookup_does_not_use_share_its_entry_and_cost_no_reads(client, board):
+    first = client.get("/leaderboard/?metric=xp&user=bob&format=json")
+
+    junk = [
+        client.get(f"/leaderboard/?metric=xp&user=bob&format=json&cursor=junk{n}") for n in range(3)
+    ]
+    api = [client.get(f"/api/leaderboard/xp?user=bob&limit={n}&cursor=x{n}") for n in (1, 7, 100)]
+
+    assert calls(first) > 0
+    # A cursor and a page size mean nothing to a lookup: one entry, and no read for any of them.
+    assert [calls(response) for response in junk + api] == [0] * 6
+    assert {response.json()["user_rank"] for response in junk + api} == {2}
+    assert len({cache_key("xp", user="bob", cursor=f"c{n}", limit=n) for n in (1, 50, 99)}) == 1
+
+
+def test_the_default_page_size_and_no_page_size_are_one_entry(client, board):
+    client.get("/api/leaderboard/xp")
+
+    explicit = client.get(f"/api/leaderboard/xp?limit={PAGE_SIZE}")
+
+    assert calls(explicit) == 0
+
+
+def test_an_expired_board_another_process_is_refilling_is_served_stale_at_once(
+    client, board, settings
+):
+    settings.LEADERBOARD_CACHE_SECONDS = 1
+    client.get("/leaderboard/?metric=xp&format=json")
+    give_xp("carol", 1000)
+    time.sleep(1.1)
+    # Another process (or host, with a shared cache) holds the refill lock.
+    assert cache.add(refill_lock(cache_key("xp")), "another-process", 30)
+
+    response = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert response.status_code == 200
+    assert calls(response) == 0
+    assert usernames(response) == ["alice", "bob", "carol"]
+
+
+def test_with_nothing_cached_a_request_waits_for_another_refill_one_engine_deadline_at_most(
+    client, board, settings
+):
+    settings.DYNAMODB_CONNECT_TIMEOUT, settings.DYNAMODB_READ_TIMEOUT = 0.2, 0.3
+    settings.DYNAMODB_MAX_ATTEMPTS = 1
+    assert cache.add(refill_lock(cache_key("xp")), "another-process", 30)
+
+    started = time.monotonic()
+    response = client.get("/leaderboard/?metric=xp")
+    waited = time.monotonic() - started
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert calls(response) == 0
+    assert 0.5 <= waited < 1.5  # the 0.5 s deadline, and whatever a busy machine adds
+
+
+def test_a_refill_lock_left_by_a_dead_process_expires(client, board, settings):
+    settings.DYNAMODB_CONNECT_TIMEOUT, settings.DYNAMODB_READ_TIMEOUT = 0.2, 0.3
+    settings.DYNAMODB_MAX_ATTEMPTS = 1
+    # What a process killed mid-refill leaves: a lock that outlives nobody's deadline.
+    assert cache.add(refill_lock(cache_key("xp")), "a-killed-process", 1)
+    time.sleep(1.1)
+
+    response = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert response.status_code == 200 and calls(response) == 1
+
+
+def test_a_staff_board_is_private_and_an_anonymous_one_public_as_long_as_the_server_keeps_it(
+    client, admin_client_, board
+):
+    anonymous = [
+        client.get("/leaderboard/?metric=xp"),
+        client.get("/leaderboard/?metric=xp&format=json"),
+    ]
+    staff = [
+        admin_client_.get("/leaderboard/?metric=xp"),
+        admin_client_.get("/leaderboard/?metric=xp&format=json"),
+    ]
+
+    for response in anonymous:
+        assert response["Cache-Control"] == "public, max-age=5"  # LEADERBOARD_CACHE_SECONDS
+        assert {"Accept", "Cookie"} <= {v.strip() for v in response["Vary"].split(",")}
+        assert "X-DynamoDB-Calls" not in response
+    for response in staff:
+        # It carries the meter's headers (and footer): no shared cache may keep it.
+        assert "X-DynamoDB-Calls" in response
+        assert response["Cache-Control"] == "private"
+
+
+def test_the_board_is_rendered_once_per_entry_and_the_staff_footer_per_request(
+    client, admin_client_, board
+):
+    first = client.get("/leaderboard/?metric=xp")
+    again = client.get("/leaderboard/?metric=xp")
+    staff = admin_client_.get("/leaderboard/?metric=xp")
+
+    def rendered(response):
+        return [t.name for t in response.templates]
+
+    assert "stats/leaderboard.html" in rendered(first)
+    assert "stats/leaderboard.html" not in rendered(again) + rendered(staff)
+    assert board_html(again.text) == board_html(staff.text) == board_html(first.text)
+    assert '<footer class="meter">' in staff.text and "meter" not in again.text

@@ -22,7 +22,8 @@ def records(caplog, name: str) -> list[logging.LogRecord]:
     return [r for r in caplog.records if r.name == name]
 
 
-def test_each_request_logs_its_id_path_status_and_dynamodb_cost(client, dynamo, caplog):
+def test_each_request_logs_its_id_path_status_and_dynamodb_cost(client, dynamo, caplog, settings):
+    settings.TRUSTED_PROXIES = ["127.0.0.0/8"]  # the test client's address: a trusted proxy
     Skill("python", name="Python", category="Programming").save()
     caplog.set_level(logging.INFO, logger="skillboard.request")
 
@@ -46,6 +47,39 @@ def test_a_request_id_that_is_not_one_is_replaced(client, caplog):
 
     assert len(response["X-Request-ID"]) == 32
     assert records(caplog, "skillboard.request")[0].request_id == response["X-Request-ID"]
+
+
+def test_a_request_id_from_a_client_no_proxy_setting_trusts_is_logged_beside_a_new_one(
+    client, caplog, settings
+):
+    caplog.set_level(logging.INFO, logger="skillboard.request")
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8", "fd00::/8"]
+
+    response = client.get("/", HTTP_X_REQUEST_ID="another-requests-id")
+
+    (record,) = records(caplog, "skillboard.request")
+    assert response["X-Request-ID"] != "another-requests-id"
+    assert record.request_id == response["X-Request-ID"] and len(record.request_id) == 32
+    assert record.client_request_id == "another-requests-id"
+
+
+def test_no_client_is_trusted_with_a_request_id_by_default(client, caplog):
+    caplog.set_level(logging.INFO, logger="skillboard.request")
+
+    response = client.get("/", HTTP_X_REQUEST_ID="lb-req-42")
+
+    assert response["X-Request-ID"] != "lb-req-42"
+    assert records(caplog, "skillboard.request")[0].client_request_id == "lb-req-42"
+
+
+def test_a_trusted_proxy_in_a_cidr_block_keeps_its_request_id(client, caplog, settings):
+    caplog.set_level(logging.INFO, logger="skillboard.request")
+    settings.TRUSTED_PROXIES = ["10.0.0.0/16"]
+
+    response = client.get("/", HTTP_X_REQUEST_ID="lb-req-43", REMOTE_ADDR="10.0.3.7")
+
+    assert response["X-Request-ID"] == "lb-req-43"
+    assert not hasattr(records(caplog, "skillboard.request")[0], "client_request_id")
 
 
 def test_a_command_logs_its_dynamodb_summary(dynamo, caplog):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from unittest import mock
 
@@ -19,13 +21,13 @@ import pytest
 from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
 from django.core.cache import cache
-from django.test import override_settings
+from django.test import Client, override_settings
 from pynamodb.exceptions import PynamoDBException
 
 from catalog.models import Skill
-from dynamo import local, models, tables
+from dynamo import health, local, models, tables
 from dynamo.exceptions import outage_cause
-from dynamo.models import configure
+from dynamo.models import call_deadline, configure
 from stats.models import UserStats
 from tests.admin_fixtures import client_for
 from users.models import User, UserSkill
@@ -40,6 +42,11 @@ WEB_DEADLINE = {
 # whatever the busy test machine adds to its usual time.
 ENGINE_SECONDS = 3.5
 PAGE_SECONDS = 5.0
+# One call's worst case under the web's deadline: two attempts of 1 s connect and 1.5 s read,
+# and botocore's backoff of up to 1 s between them (dynamo.models.call_deadline). Twenty
+# requests at once in one busy test process add their own time to it.
+ENGINE_DEADLINE = 6.0
+BUSY_MACHINE_SECONDS = 3.0
 HEALTHZ_SECONDS = 2.5
 PAGES = [
     "/leaderboard/",
@@ -195,6 +202,59 @@ def test_a_json_client_gets_the_503_as_json(staff_client, own_engine):
             "status": 503,
             "detail": "The data store is unavailable right now. Please try again in a moment.",
         }
+
+
+def concurrently(url: str, count: int) -> list[tuple[int, float, str | None, int]]:
+    """GET `url` from `count` anonymous clients at once; each status, time, Retry-After, calls."""
+    start = threading.Barrier(count)
+
+    def one(_) -> tuple[int, float, str | None, int]:
+        client = Client()
+        start.wait()
+        response, seconds = timed_get(client, url)
+        calls = response.wsgi_request.dynamo_meter.count
+        return response.status_code, seconds, response.get("Retry-After"), calls
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline_at_most(
+    own_engine,
+):
+    own_engine.ensure_running()
+    assert call_deadline() == ENGINE_DEADLINE
+    url, count = "/leaderboard/?metric=efficiency", 20
+    with override_settings(LEADERBOARD_CACHE_SECONDS=1):
+        cache.clear()
+        # A DynamoDB Local just brought back by an earlier test is slow on its first reads.
+        statuses = [Client().get(url).status_code for _ in range(4)]
+        assert statuses[-1] == 200, statuses
+        time.sleep(1.1)  # the entry expires; its stale copy stays
+
+        with frozen(own_engine):
+            stale = concurrently(url, count)
+            cache.clear()
+            cold = concurrently(url, count)
+
+    # One request per process tries the frozen engine; the others serve the stale copy at once.
+    assert {status for status, *_ in stale} == {200}
+    assert max(seconds for _, seconds, *_ in stale) < ENGINE_DEADLINE + BUSY_MACHINE_SECONDS
+    # Nothing to serve: each waiter gives up with the refill, none queues behind another.
+    assert {(status, retry) for status, _, retry, _ in cold} == {(503, "5")}
+    assert max(seconds for _, seconds, *_ in cold) < ENGINE_DEADLINE + BUSY_MACHINE_SECONDS
+
+
+def test_many_probes_of_a_frozen_engine_share_one_check_and_answer_in_time(own_engine):
+    own_engine.ensure_running()
+    with override_settings(HEALTHZ_CHECK_SECONDS=1), frozen(own_engine):
+        health.forget_checks()
+        probes = concurrently("/healthz", 20)
+
+    assert {(status, retry) for status, _, retry, _ in probes} == {(503, "5")}
+    assert max(seconds for _, seconds, *_ in probes) < HEALTHZ_SECONDS
+    # One check's DescribeTable calls at most (those still hung at the answer are not counted).
+    assert sum(calls for *_, calls in probes) <= len(tables.all_models())
 
 
 def engine_answering(call):

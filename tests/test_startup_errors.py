@@ -46,6 +46,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
         ("DYNAMODB_TABLE_PREFIX", "bad prefix/"),
         ("DATABASE_URL", "nosuchdb://x"),
         ("DJANGO_SECRET_KEY", "short"),
+        ("DJANGO_TRUSTED_PROXIES", "10.0.0.0/8,the-load-balancer"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(variable, value):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+from contextlib import suppress
 from io import StringIO
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import Skill
-from dynamo import meter
+from dynamo import jobs, meter, models
 from dynamo.batch import batch_put
 from users.models import User, UserSkill
 
@@ -157,3 +160,64 @@ def test_a_learner_deleted_after_the_read_is_not_put_back_in_the_search(holders)
     stored = UserSkill.get("user07", "python")
     assert (stored.skill_name, stored.listed_skill_name) == ("Python 3", None)
     assert len(list(UserSkill.search("Python 3"))) == 39
+
+
+def versions(skill_id: str) -> dict[str, int]:
+    return {
+        h.username: UserSkill.get(h.username, skill_id, consistent_read=True).version
+        for h in UserSkill.gsi_skill_id.query(skill_id)
+    }
+
+
+def test_two_pending_runs_at_once_write_each_copy_once(holders):
+    rename(holders, "Python 3")
+    before = versions("python")
+    # Both runs read the holders before either writes (at the AWS boundary, as two hosts would).
+    both_read = threading.Barrier(2, timeout=3)
+    client = models.client_for(UserSkill)
+    real_call = client._make_api_call
+
+    def call(operation_name, kwargs):
+        if operation_name == "TransactWriteItems":
+            with suppress(threading.BrokenBarrierError):  # the other run never got this far
+                both_read.wait()
+        return real_call(operation_name, kwargs)
+
+    outputs: list[str] = []
+    with mock.patch.object(client, "_make_api_call", call):
+        runs = [threading.Thread(target=lambda: outputs.append(sync("--pending"))) for _ in "ab"]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join()
+
+    assert len(outputs) == 2
+    assert versions("python") == {username: v + 1 for username, v in before.items()}
+    assert {name for _, name, _ in copies("python")} == {"Python 3"}
+    assert Skill.get("python").pending is None
+
+
+def test_a_copy_another_run_rewrote_after_this_one_read_it_is_not_written_again(holders):
+    rename(holders, "Python 3")
+    read_by_the_slower_run = list(UserSkill.gsi_skill_id.query("python"))
+    sync("--pending")
+    after_the_first = versions("python")
+
+    rewritten = UserSkill.rewrite_copies(read_by_the_slower_run[:10], Skill.get("python"))
+
+    assert rewritten == 0
+    assert versions("python") == after_the_first
+
+
+def test_a_skill_another_run_holds_is_left_to_it(holders):
+    rename(holders, "Python 3")
+    assert jobs.take_lease("sync_user_skills:python", "another-run", seconds=600)
+
+    output = sync("--pending")
+
+    assert {name for _, name, _ in copies("python")} == {"Python"}  # nothing written
+    assert Skill.get("python").pending == "sync"  # the other run clears it when done
+    assert "python: another run is on it" in output
+    jobs.release_lease("sync_user_skills:python", "another-run")
+    assert "Rewrote 40 stale copies" in sync("--pending")
+    assert jobs.read_state("sync_user_skills:python") is None  # no lease left behind

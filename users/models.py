@@ -386,14 +386,25 @@ class UserSkill(DynamoModel):
 
         One call instead of a hundred; a holding changed since it was read cancels the
         transaction, and the chunk is then rewritten one conditional UpdateItem at a time.
+        Every update is conditional on the stored copy still being stale, so a copy another
+        run rewrote meanwhile is not written (nor its version bumped) again.
         """
         try:
             with TransactWrite(connection=cls._get_connection().connection) as transaction:
                 for holding in holdings:
-                    transaction.update(holding, actions=holding.copy_actions(skill))
+                    transaction.update(
+                        holding,
+                        actions=holding.copy_actions(skill),
+                        condition=cls.stale_copy(skill),
+                    )
         except TransactWriteError:
             return sum(holding.rewrite_copy(skill) for holding in holdings)
         return len(holdings)
+
+    @classmethod
+    def stale_copy(cls, skill: Skill):
+        """Return the condition that a stored copy of the skill's name or category is stale."""
+        return (cls.skill_name != skill.name) | (cls.category != skill.category)
 
     def copy_actions(self, skill: Skill) -> list:
         """Return the update actions that copy the skill's name and category into this item."""
@@ -430,7 +441,7 @@ class UserSkill(DynamoModel):
                 return count, False
 
     def rewrite_copy(self, skill: Skill) -> bool:
-        """Rewrite this holding's copies of the skill; return False if it is gone meanwhile."""
+        """Rewrite this holding's copies of the skill; return False if gone or right meanwhile."""
         cls = type(self)
         holding: UserSkill | None = self
         for _ in range(3):  # a soft delete or restore may flip the listing between attempts
@@ -440,11 +451,15 @@ class UserSkill(DynamoModel):
             else:
                 condition = cls.username.exists() & cls.listed_skill_name.does_not_exist()
             try:
-                holding.update(actions=actions, condition=condition, add_version_condition=False)
+                holding.update(
+                    actions=actions,
+                    condition=condition & cls.stale_copy(skill),
+                    add_version_condition=False,
+                )
             except ConflictError:
                 holding = cls.get_or_none(self.username, self.skill_id, consistent_read=True)
-                if holding is None:
-                    return False  # removed meanwhile: nothing left to sync
+                if holding is None or holding.is_in_sync_with(skill):
+                    return False  # removed, or rewritten by another run: nothing left to sync
                 continue
             return True
         return False
