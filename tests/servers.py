@@ -62,8 +62,8 @@ def postgresql_bin() -> Path:
 
 
 @contextlib.contextmanager
-def postgresql() -> Iterator[tuple[str, subprocess.Popen]]:
-    """Run a PostgreSQL cluster of its own; yield its DATABASE_URL and its server process."""
+def postgresql() -> Iterator[str]:
+    """Run a PostgreSQL cluster of its own; yield its DATABASE_URL."""
     programs = postgresql_bin()
     root = Path(tempfile.mkdtemp(prefix="skillboard-pg-"))
     owner: dict[str, str] = {}
@@ -103,7 +103,7 @@ def postgresql() -> Iterator[tuple[str, subprocess.Popen]]:
         _wait_for(lambda: psycopg.connect(f"{url}/postgres").close(), server, "PostgreSQL", log)
         with psycopg.connect(f"{url}/postgres", autocommit=True) as connection:
             connection.execute("CREATE DATABASE skillboard")
-        yield f"{url}/skillboard", server
+        yield f"{url}/skillboard"
     finally:
         _stop(server, signal.SIGINT)  # PostgreSQL's fast shutdown
         shutil.rmtree(root, ignore_errors=True)

@@ -152,7 +152,7 @@ def manage_in_turn(commands: list[tuple[str, ...]], env: dict[str, str]) -> list
 @pytest.fixture(scope="module")
 def database() -> Iterator[str]:
     """A PostgreSQL cluster of the module's own; its DATABASE_URL."""
-    with postgresql() as (database_url, _):
+    with postgresql() as database_url:
         yield database_url
 
 
