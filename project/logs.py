@@ -98,4 +98,5 @@ def from_trusted_proxy(request: HttpRequest) -> bool:
 def trusted_networks(
     proxies: tuple[str, ...],
 ) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """Return the proxies' networks (parsed once per setting's value)."""
     return tuple(ipaddress.ip_network(proxy, strict=False) for proxy in proxies)

@@ -40,10 +40,41 @@ logger = logging.getLogger(__name__)
 STALE_SECONDS = 300
 # How often a request waiting for another's refill looks for its result.
 POLL_SECONDS = 0.05
-# Rendered boards kept per process: every variant in use, a few of them stale.
-FRAGMENTS_KEPT = 256
-_fragments: OrderedDict[tuple[str, str], SafeString] = OrderedDict()
-_fragments_lock = threading.Lock()
+# Entries and rendered boards kept per process: every variant in use, a few of them stale.
+KEPT_PER_PROCESS = 256
+
+
+class Recent:
+    """The most recently used values of a process, by key, at most `size` of them."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._values: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            value = self._values.get(key)
+            if value is not None:
+                self._values.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+
+
+# An entry never changes once written, so a fresh one this process holds needs no cache read
+# (no copy out of local memory, no round trip to a shared cache) until it expires.
+_entries = Recent(KEPT_PER_PROCESS)
+_fragments = Recent(KEPT_PER_PROCESS)
 
 
 def standings(
@@ -70,7 +101,11 @@ def board_entry(
     if seconds <= 0:
         return {"data": _read(metric, cursor, user, limit or PAGE_SIZE), "read": None}
     key = cache_key(metric, cursor=cursor, user=user, limit=limit)
-    entry = cache.get(key)
+    entry = _entries.get(key)
+    if entry is None or entry["fresh_until"] <= time.time():
+        entry = cache.get(key)
+        if entry is not None:
+            _entries.put(key, entry)
     if entry is not None and entry["fresh_until"] > time.time():
         return entry
     lock, token = refill_lock(key), uuid.uuid4().hex
@@ -118,17 +153,17 @@ def fragment(entry: dict[str, Any], name: str, render: Callable[[], str]) -> Saf
     if entry["read"] is None:  # the cache is off
         return mark_safe(render())
     key = (entry["read"], name)
-    with _fragments_lock:
-        html = _fragments.get(key)
-        if html is not None:
-            _fragments.move_to_end(key)
-            return html
-    html = mark_safe(render())
-    with _fragments_lock:
-        _fragments[key] = html
-        while len(_fragments) > FRAGMENTS_KEPT:
-            _fragments.popitem(last=False)
+    html = _fragments.get(key)
+    if html is None:
+        html = mark_safe(render())
+        _fragments.put(key, html)
     return html
+
+
+def forget() -> None:
+    """Drop what this process keeps of the boards (after the shared cache was cleared)."""
+    _entries.clear()
+    _fragments.clear()
 
 
 def _refill(
@@ -145,6 +180,7 @@ def _refill(
     # Wrapped, so an unlisted learner (None) is cached too.
     entry = {"data": data, "fresh_until": time.time() + seconds, "read": uuid.uuid4().hex}
     cache.set(key, entry, seconds + STALE_SECONDS)
+    _entries.put(key, entry)
     return entry
 
 

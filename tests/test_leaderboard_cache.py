@@ -10,7 +10,7 @@ from django.core.cache import cache
 from dynamo.batch import batch_put
 from stats.leaderboard import PAGE_SIZE
 from stats.models import UserStats
-from stats.standings import cache_key, refill_lock
+from stats.standings import cache_key, forget, refill_lock
 from tests.admin_fixtures import calls
 from tests.helpers import totals_for
 from users.models import User
@@ -22,12 +22,14 @@ LEARNERS = [("alice", 900, 91.5), ("bob", 700, 70.0), ("carol", 500, 99.0)]
 def board(dynamo, settings):
     settings.LEADERBOARD_CACHE_SECONDS = 5
     cache.clear()
+    forget()  # what this process kept of earlier tests' boards
     batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u, *_ in LEARNERS])
     batch_put(
         UserStats, [UserStats(u, name=u.title(), xp=x, **totals_for(a)) for u, x, a in LEARNERS]
     )
     yield
     cache.clear()
+    forget()
 
 
 def usernames(response):
@@ -266,3 +268,12 @@ def test_the_board_is_rendered_once_per_entry_and_the_staff_footer_per_request(
     assert "stats/leaderboard.html" not in rendered(again) + rendered(staff)
     assert board_html(again.text) == board_html(staff.text) == board_html(first.text)
     assert '<footer class="meter">' in staff.text and "meter" not in again.text
+
+
+def test_a_fresh_entry_this_process_holds_is_served_without_a_cache_read(client, board):
+    client.get("/leaderboard/?metric=xp&format=json")
+    cache.clear()  # as if the shared cache lost it: the process's own fresh copy still serves
+
+    response = client.get("/leaderboard/?metric=xp&format=json")
+
+    assert calls(response) == 0 and usernames(response) == ["alice", "bob", "carol"]
