@@ -6,6 +6,7 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Schema
@@ -21,6 +22,7 @@ from dynamo.exceptions import (
     outage_cause,
 )
 from dynamo.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE
+from project.errors import too_large
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
@@ -119,6 +121,10 @@ def install(api) -> None:
             "Authenticate with a staff session or an 'Authorization: Bearer <token>' header.",
             headers={"WWW-Authenticate": 'Bearer realm="skillboard"'},
         )
+
+    @api.exception_handler(RequestDataTooBig)
+    def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+        return problem(413, too_large())
 
     @api.exception_handler(HttpError)
     def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
