@@ -10,7 +10,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Schema
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as RequestValidationError
 
 from dynamo.exceptions import (
@@ -125,6 +125,14 @@ def install(api) -> None:
     @api.exception_handler(RequestDataTooBig)
     def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         return problem(413, too_large())
+
+    @api.exception_handler(Throttled)
+    def on_throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+        return problem(
+            429,
+            "Too many failed tokens from your address: wait before trying again.",
+            headers={"Retry-After": str(exc.wait)},
+        )
 
     @api.exception_handler(HttpError)
     def on_http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:

@@ -21,3 +21,18 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     if isinstance(exception, RequestDataTooBig):
         return render(request, "413.html", {"message": too_large()}, status=413)
     return defaults.bad_request(request, exception)
+
+
+def locked_out(request: HttpRequest, response=None, credentials=None) -> HttpResponse:
+    """Answer a login django-axes refused: the admin's styled page, a 429 with Retry-After."""
+    from django.contrib import admin
+
+    cool_off = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    context = {
+        **admin.site.each_context(request),
+        "title": "Too many failed logins",
+        "minutes": max(cool_off // 60, 1),
+    }
+    page = render(request, "lockout.html", context, status=settings.AXES_HTTP_RESPONSE_CODE)
+    page["Retry-After"] = str(cool_off)
+    return page
