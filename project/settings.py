@@ -251,7 +251,9 @@ AXES_COOLOFF_TIME = timedelta(
     )
 )
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A success must not clear the count: axes would clear every attempt from the address, so one
+# account's own login would reset the guesses made from there against another username.
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "project.errors.locked_out"
 # The client address (project/addresses.py) is REMOTE_ADDR; behind N proxies that each append
 # to X-Forwarded-For, the N-th entry from its right: the entries a client sent are not trusted.

@@ -159,3 +159,13 @@ def test_a_forwarded_address_counts_only_from_a_trusted_proxy(root, ann, setting
     spoofing = Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="192.0.2.99, 198.51.100.77")
     assert log_in(spoofing, "ann").status_code == 429
     assert logged_in(log_in(Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="192.0.2.5"), "ann"))
+
+
+def test_logging_in_to_ones_own_account_does_not_reset_guesses_at_another(root, ann):
+    guesser = from_address("203.0.113.15")
+    fail(guesser, "root", times=settings.AXES_FAILURE_LIMIT - 1)
+    assert logged_in(log_in(guesser, "ann"))
+
+    fail(guesser, "root", times=1)
+
+    assert log_in(from_address("192.0.2.6"), "root").status_code == 429
