@@ -98,7 +98,8 @@ def validate_visible(value: str) -> None:
     """Refuse text holding an invisible or control character, naming it."""
     char = hidden_character(value) if isinstance(value, str) else None
     if char is not None:
-        name = unicodedata.name(char, "a control or unassigned character")
+        fallback = "a lone surrogate" if unicodedata.category(char) == "Cs" else "unnamed"
+        name = unicodedata.name(char, fallback)
         raise ValidationError(
             f"Remove the invisible or control character U+{ord(char):04X} ({name}) at "
             f"position {value.index(char) + 1}; use visible characters and plain spaces."
