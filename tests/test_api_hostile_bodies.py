@@ -87,3 +87,16 @@ def test_a_3_mb_admin_form_is_a_styled_413_page(admin_client_, alice):
     assert response.status_code == 413
     assert "<h1>Request too large</h1>" in page and "skillboard.css" in page
     assert snapshot() == before and User.get("alice").name == "Alice Liddell"
+
+
+def test_an_admin_form_posting_a_surrogates_bytes_is_no_server_error(admin_client_, python):
+    # A browser cannot encode "\ud800"; a hand-made client sends its (invalid) UTF-8 bytes.
+    body = "name=Py%ED%A0%80thon&category=Programming&_version=1"
+
+    response = admin_client_.post(
+        "/admin/catalog/skill/python/change/", body, "application/x-www-form-urlencoded"
+    )
+
+    assert response.status_code in (200, 302)
+    stored = Skill.get("python").name
+    assert stored.encode("utf-8")  # whatever was kept is text, never a lone surrogate
