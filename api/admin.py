@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from .models import ApiToken
+
+OWNER_REFUSED = (
+    "You may create a token only for yourself: a token acts with its owner's permissions, "
+    "and only a superuser may create one for another active staff member."
+)
 
 
 @admin.register(ApiToken)
@@ -24,7 +28,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "user":
-            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True, is_active=True)
+            # A forged POST naming another owner fails the field's choices, as a form error.
+            kwargs["queryset"] = ApiToken.owners_for(request.user)
+            kwargs["error_messages"] = {"invalid_choice": OWNER_REFUSED}
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):

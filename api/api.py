@@ -16,14 +16,17 @@ search, over the same models and rules as the admin and the pages.
 
 * **Auth**: a staff member's session (unsafe methods also send `X-CSRFToken`), or
   `Authorization: Bearer <token>` (tokens from `manage.py create_api_token USERNAME` or the
-  admin). Each endpoint needs Django's permission for what it does (`catalog.view_skill`,
-  `users.add_userskill`, …). The leaderboard and the search are public.
+  admin, where staff create tokens for themselves and a superuser for anyone). Each endpoint
+  needs Django's permission for what it does (`catalog.view_skill`, `users.add_userskill`,
+  …). The leaderboard and the search are public. Too many failed tokens from one address are
+  a 429 with `Retry-After`.
 * **Locking**: GET answers an `ETag`; PUT, PATCH and DELETE need `If-Match` with it (428
   without, 412 when someone changed the item since). Creating an existing key is a 409.
 * **Paging**: lists answer `next` (a signed cursor; pass it back as `?cursor=`) and a
   `Link: <…>; rel="next"` header. No offsets, no counts.
 * **Errors**: RFC 9457 problem details (`application/problem+json`); a 422 lists every bad
-  field; an engine outage is a 503 with `Retry-After`.
+  field (text with a lone surrogate included); a body over 2.5 MB is a 413; an engine outage
+  is a 503 with `Retry-After`.
 """
 
 

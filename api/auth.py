@@ -6,19 +6,26 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from ninja.errors import AuthorizationError
+from ninja.errors import AuthorizationError, Throttled
 from ninja.security import APIKeyCookie, HttpBearer
 from ninja.utils import check_csrf
 
 from .models import ApiToken
+from .throttles import TokenFailureThrottle
 
 
 class BearerToken(HttpBearer):
     """`Authorization: Bearer <token>` with a live token of an active staff user."""
 
     def authenticate(self, request: HttpRequest, token: str) -> Any:
+        throttle = TokenFailureThrottle()
+        # Checked before the lookup: a guessing client costs no database read once refused.
+        if throttle.blocked(request):
+            raise Throttled(wait=throttle.retry_after())
         user = ApiToken.user_for(token)
-        if user is not None:
+        if user is None:
+            throttle.record_failure(request)
+        else:
             # The owner acts: permissions, history entries and the meter's headers follow them.
             request.user = user
         return user

@@ -7,6 +7,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.utils import timezone
 
@@ -40,6 +41,15 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+    @staticmethod
+    def owners_for(maker) -> models.QuerySet:
+        """Return who `maker` may create tokens for: themselves, or any staff if a superuser."""
+        # A token acts with its owner's permissions, so minting one for someone else lets the
+        # maker act as them. "Holds every permission of the owner" was not chosen: it holds only
+        # at the moment of minting, while the token follows the owner's later grants.
+        owners = get_user_model().objects.filter(is_staff=True, is_active=True)
+        return owners if maker.is_superuser else owners.filter(pk=maker.pk)
 
     @classmethod
     def issue(cls, user, name: str = "") -> tuple[ApiToken, str]:

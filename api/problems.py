@@ -6,10 +6,11 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Schema
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as RequestValidationError
 
 from dynamo.exceptions import (
@@ -21,6 +22,7 @@ from dynamo.exceptions import (
     outage_cause,
 )
 from dynamo.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE
+from project.errors import too_large
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
@@ -118,6 +120,18 @@ def install(api) -> None:
             401,
             "Authenticate with a staff session or an 'Authorization: Bearer <token>' header.",
             headers={"WWW-Authenticate": 'Bearer realm="skillboard"'},
+        )
+
+    @api.exception_handler(RequestDataTooBig)
+    def on_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+        return problem(413, too_large())
+
+    @api.exception_handler(Throttled)
+    def on_throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+        return problem(
+            429,
+            "Too many failed tokens from your address: wait before trying again.",
+            headers={"Retry-After": str(exc.wait)},
         )
 
     @api.exception_handler(HttpError)

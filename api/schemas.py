@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import ConfigDict, field_validator
 
 from catalog.models import CATEGORIES
+from dynamo.limits import LONE_SURROGATE_MESSAGE, has_lone_surrogate
 from users.models import PROFICIENCIES
 
 
@@ -15,6 +16,15 @@ class Input(Schema):
     """A request body: unknown fields are refused rather than silently dropped."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def refuse_lone_surrogates(cls, value):
+        # Text with no UTF-8 form: a field error here, before a password hasher or the
+        # history's JSON chokes on it (fields such as a password never reach a model).
+        if has_lone_surrogate(value):
+            raise ValueError(LONE_SURROGATE_MESSAGE)
+        return value
 
 
 # --- skills -----------------------------------------------------------------------------

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTimeAttribute
 from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
-from dynamo.validators import FieldErrors, length_between, one_of
+from dynamo.validators import FieldErrors, length_between, one_of, validate_visible
 
 from .signals import count_holders, skill_saved
 
@@ -33,6 +35,12 @@ validate_skill_id = RegexValidator(
 )
 validate_skill_name = length_between(2, 100)
 validate_category = one_of(CATEGORIES)
+
+
+def name_key(name: str) -> str:
+    """Return the form two names share when they are the same name: NFC, case folded."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
 
 # What a skill's `pending` marker asks of `sync_user_skills --pending`.
 SYNC = "sync"  # rewrite the holders' copies of the name and category
@@ -61,6 +69,16 @@ class PendingIndex(GlobalIndex):
     pending_since = UTCDateTimeAttribute(range_key=True)
 
 
+class NameKeyIndex(GlobalIndex):
+    """One name's skills (at most one): keeps names unique without a Scan."""
+
+    class Meta:
+        index_name = "gsi_name_key"
+        projection = AllProjection()
+
+    name_key = UnicodeAttribute(hash_key=True)
+
+
 class Skill(DynamoModel):
     """A skill of the master catalog."""
 
@@ -80,9 +98,12 @@ class Skill(DynamoModel):
     # REMOVE by a confirmed delete of a held skill: the worker deletes the user-skills, then it.
     pending = UnicodeAttribute(null=True)
     pending_since = UTCDateTimeAttribute(null=True)
+    # The name as uniqueness compares it (name_key()), derived in clean() on every write.
+    name_key = UnicodeAttribute(null=True)
 
     gsi_category = CategoryIndex()
     gsi_pending = PendingIndex()
+    gsi_name_key = NameKeyIndex()
 
     def field_errors(self) -> dict[str, list[str]]:
         errors = FieldErrors()
@@ -90,6 +111,7 @@ class Skill(DynamoModel):
             errors.check("skill_id", validate_skill_id, self.skill_id)
         if errors.require("name", self.name):
             errors.check("name", validate_skill_name, self.name)
+            errors.check("name", validate_visible, self.name)
         if errors.require("category", self.category):
             errors.check("category", validate_category, self.category)
         if self.description is not None and len(self.description) > 2000:
@@ -100,7 +122,18 @@ class Skill(DynamoModel):
         return errors
 
     def clean(self) -> None:
-        """Mark a stored skill whose name or category changes: its holders' copies are stale."""
+        """Normalise the name and refuse one another skill has; mark a renamed skill pending.
+
+        A changed name or category makes the holders' copies stale.
+        """
+        if isinstance(self.name, str):
+            self.name = unicodedata.normalize("NFC", self.name).strip()
+            self.name_key = name_key(self.name)
+            taken_by = self.name_taken_by()
+            if taken_by is not None:
+                raise ValidationError(
+                    {"name": [f"The skill {taken_by!r} is named “{self.name}” already."]}
+                )
         renamed = self.stored_value("name") != self.name
         recategorised = self.stored_value("category") != self.category
         if (
@@ -111,6 +144,18 @@ class Skill(DynamoModel):
             # A new time even when already pending: a run still rewriting the older name must
             # not remove the marker of this newer one.
             self.pending, self.pending_since = SYNC, utcnow()
+
+    def name_taken_by(self) -> str | None:
+        """Return the id of another skill with this skill's name, or None (one Query).
+
+        Not read while the name is unchanged or breaks its own rules. Two skills given one
+        name at the same instant can both pass: the index is read, then the skill written.
+        """
+        unchanged = self.was_stored_with("name") and self.stored_value("name_key") == self.name_key
+        if unchanged or self.field_errors().get("name"):
+            return None
+        others = type(self).gsi_name_key.query(self.name_key, limit=2)
+        return next((s.skill_id for s in others if s.skill_id != self.skill_id), None)
 
     def mark_done(self, pending_since) -> bool:
         """Remove the pending marker if no newer change set it again; return whether it did.

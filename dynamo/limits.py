@@ -8,6 +8,7 @@ bytes for strings and attribute names, about one byte per two significant digits
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,23 @@ NUMBER_PRECISION = 38
 # Smallest and largest magnitude as powers of ten: 1E-130 to 9.99…(38 digits)E+125.
 MIN_EXPONENT = -130
 MAX_EXPONENT = 125
+# A Python str from JSON ("\ud800") may hold a half of a UTF-16 pair alone: it has no UTF-8
+# form, so hashing, logging or sending it fails. A paired half never survives decoding.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE_MESSAGE = (
+    "Enter valid text: this holds a lone surrogate (U+D800 to U+DFFF), which is not a character."
+)
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Return whether a string, or any string inside lists and dicts, holds a lone surrogate."""
+    if isinstance(value, str):
+        return LONE_SURROGATE.search(value) is not None
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(has_lone_surrogate(member) for member in value)
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
+    return False
 
 
 def number_problem(value: Any) -> str | None:
@@ -159,12 +177,15 @@ def key_roles(model: type[DynamoModel]) -> dict[str, bool]:
 
 
 def attribute_errors(item: DynamoModel) -> dict[str, list[str]]:
-    """Return one message per attribute whose value DynamoDB would refuse (keys and numbers)."""
+    """Return one message per attribute whose value DynamoDB would refuse (keys, numbers, text)."""
     errors: dict[str, list[str]] = {}
     roles = key_roles(type(item))
     for name, attribute in item.get_attributes().items():
         value = getattr(item, name, None)
         if value is None:
+            continue
+        if has_lone_surrogate(value):
+            errors[name] = [LONE_SURROGATE_MESSAGE]
             continue
         try:
             serialized = attribute.serialize(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -71,3 +72,35 @@ def number_between(low: float, high: float) -> Callable[[Any], None]:
             raise ValidationError(f"Must be between {low:g} and {high:g}.")
 
     return validate
+
+
+# Characters that show nothing or change how the text around them shows: controls (C0, C1),
+# format characters (zero-width ones, bidi controls, the soft hyphen), surrogates, private use,
+# unassigned code points, line and paragraph separators; and fillers drawn as blanks.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def hidden_character(text: str) -> str | None:
+    """Return the first invisible or control character of text (any space but U+0020 too)."""
+    for char in text:
+        category = unicodedata.category(char)
+        if (
+            category in HIDDEN_CATEGORIES
+            or char in BLANK_FILLERS
+            or (category == "Zs" and char != " ")
+        ):
+            return char
+    return None
+
+
+def validate_visible(value: str) -> None:
+    """Refuse text holding an invisible or control character, naming it."""
+    char = hidden_character(value) if isinstance(value, str) else None
+    if char is not None:
+        fallback = "a lone surrogate" if unicodedata.category(char) == "Cs" else "unnamed"
+        name = unicodedata.name(char, fallback)
+        raise ValidationError(
+            f"Remove the invisible or control character U+{ord(char):04X} ({name}) at "
+            f"position {value.index(char) + 1}; use visible characters and plain spaces."
+        )

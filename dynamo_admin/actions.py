@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.admin import action
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -32,7 +32,7 @@ def delete_selected(model_admin, request, items):
                 strict=False,
             )
         )
-        deleted, stale = 0, []
+        deleted, stale, refused = 0, [], []
         for item in items:
             shown = versions.get(object_id(item), "")
             if not (shown.isascii() and shown.isdigit()) or int(shown) != item.version:
@@ -42,6 +42,9 @@ def delete_selected(model_admin, request, items):
                 model_admin.delete_model(request, item)
             except StaleVersion:
                 stale.append(str(item))
+                continue
+            except ValidationError as exc:  # the model admin's refusal, as the delete page shows it
+                refused.append(exc.messages[0])
                 continue
             deleted += 1
         if deleted:
@@ -53,6 +56,8 @@ def delete_selected(model_admin, request, items):
         if stale:
             message = _("Changed by someone else since you confirmed, not deleted: %(items)s.")
             model_admin.message_user(request, message % {"items": ", ".join(stale)}, messages.ERROR)
+        for refusal in refused:
+            model_admin.message_user(request, refusal, messages.ERROR)
         return None
     context = {
         **model_admin.admin_site.each_context(request),

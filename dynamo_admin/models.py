@@ -18,6 +18,8 @@ from dynamo.batch import batch_put
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
+from .permissions import perm_name
+
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
 # What the log writes instead of a secret's value (a password hash, a token).
 HIDDEN = "********"
@@ -189,6 +191,17 @@ class AdminLog(DynamoModel):
         return next(
             (m for m in DynamoModel.registry if f"{m.app_label}.{m.model_name}" == label), None
         )
+
+    def values_hidden_from(self, user) -> AdminLog:
+        """Return the entry with its values hidden unless `user` may view the logged model."""
+        model = self.logged_model
+        if model is not None and any(
+            user.has_perm(perm_name(action, model)) for action in ("view", "change")
+        ):
+            return self
+        # Who, when and which fields stay: only the values are another model's data.
+        self.changes = {name: [HIDDEN, HIDDEN] for name in self.changes or {}}
+        return self
 
     @property
     def model_verbose_name(self) -> str:

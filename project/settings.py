@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "csp",
+    "axes",  # failed admin logins: attempts in Django's database, shared by every host
     "dynamo",
     "catalog",
     "users",
@@ -201,6 +203,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -231,6 +235,12 @@ DATABASES = {
     ),
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# django-axes first: a locked-out username or address is refused before its password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -280,6 +290,37 @@ vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = "Skillboard <reminders@skillboard.local>"
 
 LOGIN_URL = "admin:login"
+
+# Login throttling (django-axes): this many failures for one username, or from one client
+# address, lock further attempts out for the cool-off; only failures count.
+AXES_FAILURE_LIMIT = setting(
+    "AXES_FAILURE_LIMIT", "int", default=5, check=lambda v: v >= 1, hint="1 or more"
+)
+AXES_COOLOFF_TIME = timedelta(
+    minutes=setting(
+        "AXES_COOLOFF_MINUTES", "int", default=15, check=lambda v: v >= 1, hint="minutes, 1+"
+    )
+)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A success must not clear the count: axes would clear every attempt from the address, so one
+# account's own login would reset the guesses made from there against another username.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "project.errors.locked_out"
+# The client address (project/addresses.py) is REMOTE_ADDR; behind N proxies that each append
+# to X-Forwarded-For, the N-th entry from its right: the entries a client sent are not trusted.
+CLIENT_IP_PROXY_COUNT = setting(
+    "DJANGO_CLIENT_IP_PROXY_COUNT", "int", default=0, check=lambda v: v >= 0, hint="0 or more"
+)
+AXES_CLIENT_IP_CALLABLE = "project.addresses.client_address"
+# Failed API bearer tokens per client address (the same address as the login's), as
+# django-ninja's rate strings: this many per period, then 429 with Retry-After.
+API_TOKEN_FAILURE_RATE = setting(
+    "API_TOKEN_FAILURE_RATE",
+    "str",
+    default="20/15m",
+    check=lambda v: re.fullmatch(r"[1-9]\d*/\d*(s|sec|m|min|h|hour|d|day)", v) is not None,
+    hint="requests/period, such as 20/15m or 100/h",
+)
 
 # DynamoDB
 DYNAMODB_ENDPOINT = setting(

@@ -11,3 +11,5 @@ urlpatterns = [
     path("skills/", include("users.urls")),
     path("api/", include("api.urls")),
 ]
+
+handler400 = "project.errors.bad_request"

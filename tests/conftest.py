@@ -97,6 +97,15 @@ def bare_engine(engine) -> Iterator[str]:
         configure(endpoint=endpoint, prefix=SHARED_PREFIX, region="us-east-1")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Empty Django's cache after each test: throttles' counts must not leak into the next."""
+    yield
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def configure_endpoint() -> str | None:
     return tables.all_models()[0].Meta.host
 

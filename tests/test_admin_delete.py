@@ -54,6 +54,15 @@ def test_a_delete_without_a_version_deletes_nothing(admin_client_, alice):
     assert User.get_or_none("alice") is not None
 
 
+def test_a_delete_with_a_version_no_item_can_have_deletes_nothing(admin_client_, alice):
+    # 40 digits: more than DynamoDB's 38, which the engine would refuse (a 500 before).
+    response = admin_client_.post("/admin/stats/userstats/alice/delete/", {"version": "1" * 40})
+
+    assert response.status_code == 200
+    assert "did not say which version" in response.content.decode()
+    assert UserStats.get("alice").version == 1
+
+
 def test_the_bulk_delete_action_asks_first_then_deletes_the_selected(admin_client_, dynamo):
     for skill_id in ("go", "rust", "zig"):
         Skill(skill_id, name=skill_id.title(), category="Programming").save()

@@ -29,4 +29,11 @@ def test_creating_writes_the_item_and_its_history_in_one_call(dynamo, api_client
         "/api/skills", {"skill_id": "go", "name": "Go", "category": "Programming"}
     )
     assert response.status_code == 201
-    assert calls(response) == 1  # one TransactWriteItems: the skill and its log entry
+    meter = response.wsgi_request.dynamo_meter
+    # One Query on gsi_name_key (is the name free?), then one TransactWriteItems: the skill
+    # and its log entry.
+    assert (meter.count_of("Query"), meter.count_of("TransactWriteItems"), calls(response)) == (
+        1,
+        1,
+        2,
+    )

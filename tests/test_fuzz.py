@@ -4,7 +4,8 @@ changes nothing.
 Each test runs a bounded number of Hypothesis examples, many on moto and a few on DynamoDB
 Local, collecting every 5xx before failing so one run names them all. Values mix the inputs
 that broke pages before (a 2,100-character key, `?q=/`, `²`, `1e309`, a 40-digit integer, an
-empty `_version`, 1 MB of text) with arbitrary text and numbers.
+empty `_version`, 1 MB of text, lone surrogates sent as the bytes a broken client sends, 3 MB
+forms) with arbitrary text and numbers.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import quote, urlencode
 
 import pytest
+from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +73,9 @@ NASTY = [
     "ALL",
     '{"a": 1}',
     "[1, 2]",
+    "\ud800",
+    "a\ud800b",
+    "\udfff",
 ]
 VALUES = st.one_of(
     st.sampled_from(NASTY),
@@ -177,7 +183,7 @@ class Findings:
     def request(self, client, method: str, url: str, data: dict[str, Any] | None = None):
         self.tried += 1
         try:
-            response = getattr(client, method)(url, data or {})
+            response = send(client, method, url, data or {})
         except Exception as exc:  # a 500: recorded, so the run goes on and names every cause
             self.errors.append(f"{method.upper()} {url[:120]} {short(data)}: {exc!r:.300}")
             return None
@@ -193,6 +199,22 @@ class Findings:
         assert not self.errors, (
             f"{len(self.errors)} of {self.tried} requests failed:\n" + "\n".join(causes[:40])
         )
+
+
+def wire(text: str) -> str:
+    """Return text as it goes on the wire: lone surrogates as their (invalid) UTF-8 bytes."""
+    return re.sub(
+        "[\ud800-\udfff]", lambda m: quote(m.group().encode("utf-8", "surrogatepass")), text
+    )
+
+
+def send(client, method: str, url: str, data: dict[str, Any]):
+    """Send a query string or form as a client would, whatever the text (the test client
+    refuses to encode a lone surrogate; a real client can send its bytes)."""
+    encoded = urlencode(data, doseq=True, encoding="utf-8", errors="surrogatepass")
+    if method == "get":
+        return client.get(f"{url}?{encoded}" if encoded else url)
+    return client.post(url, encoded, content_type="application/x-www-form-urlencoded")
 
 
 def short(data: dict[str, Any] | None) -> str:
@@ -249,7 +271,7 @@ def test_no_generated_key_in_an_admin_url_gets_a_5xx(admin_client_, stocked, dyn
     @given(url=st.sampled_from(list(OBJECT_IDS)), key=VALUES, page=st.sampled_from(ITEM_PAGES))
     def run(url: str, key: str, page: str) -> None:
         quoted = key.replace("%", "%25").replace("?", "%3F").replace("#", "%23")
-        found.request(admin_client_, "get", f"{url}{quoted}/{page}/")
+        found.request(admin_client_, "get", wire(f"{url}{quoted}/{page}/"))
 
     run()
     found.check()
@@ -260,8 +282,11 @@ def test_a_generated_admin_form_post_gets_no_5xx_and_a_refused_one_changes_nothi
 ):
     found = Findings()
     forms = {url: form_fields(admin_client_, url) for url in ADD_FORMS + CHANGE_FORMS}
-    # 1 MB of text and an empty version are the known ones; the rest is generated.
-    big_values = st.one_of(VALUES, st.just("x" * 1024 * 1024), st.just(""))
+    # 1 MB and 3 MB (over Django's limit: a 413) of text and an empty version are the known
+    # ones; the rest is generated.
+    big_values = st.one_of(
+        VALUES, st.just("x" * 1024 * 1024), st.just("x" * 3 * 1024 * 1024), st.just("")
+    )
 
     @examples(dynamo, 160)
     @given(url=st.sampled_from(sorted(forms)), data=st.data())
@@ -271,6 +296,10 @@ def test_a_generated_admin_form_post_gets_no_5xx_and_a_refused_one_changes_nothi
         post = {**fields, **{name: data.draw(big_values) for name in names}}
         before = snapshot()
         response = found.request(admin_client_, "post", url, post)
+        if response is not None and any(
+            len(wire(v)) > django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE for v in post.values()
+        ):
+            assert response.status_code == 413, f"{url} read a form over the limit"
         if response is not None and response.status_code != 302:
             assert snapshot() == before, f"a refused POST to {url} changed the tables"
 

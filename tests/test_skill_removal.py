@@ -129,3 +129,33 @@ def test_a_skill_nobody_holds_is_deleted_at_once(held, remover):
 def test_the_catalog_counts_holders_through_the_users_app(held):
     assert Skill.get("python").holder_count() == (3, True)
     assert Skill.get("cobol").holder_count(within=1.0) == (0, True)
+
+
+def delete_selected(client, *skill_ids: str):
+    return client.post(
+        "/admin/catalog/skill/",
+        {
+            "action": "delete_selected",
+            "post": "yes",
+            "_selected_action": list(skill_ids),
+            "_selected_version": ["1"] * len(skill_ids),
+        },
+        follow=True,
+    )
+
+
+@pytest.mark.parametrize("who", ["root", "sid"])
+def test_the_bulk_delete_action_shows_the_refusal_of_a_held_skill_and_deletes_the_rest(
+    held, admin, skill_only_deleter, who
+):
+    client = client_for(admin) if who == "root" else skill_only_deleter
+
+    response = delete_selected(client, "python", "cobol")
+
+    # Root lacks the page's "also remove" confirmation; Sid lacks users.delete_userskill.
+    assert response.status_code == 200
+    shown = [str(m) for m in response.context["messages"]]
+    assert any(m.startswith("3 learners hold “Python”") for m in shown)
+    assert Skill.get("python").pending is None
+    assert holders("python") == {"amy", "ben", "cat"}
+    assert Skill.get_or_none("cobol") is None

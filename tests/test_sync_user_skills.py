@@ -101,7 +101,8 @@ def test_a_rename_writes_no_copy_and_marks_the_skill_pending(holders):
     with meter.metered() as calls:
         rename(holders, "Python 3")
 
-    assert calls.count == 1  # the skill's own PutItem, whatever the number of holders
+    # The skill's own PutItem, whatever the number of holders, after one Query: is the name free?
+    assert (calls.count_of("PutItem"), calls.count) == (1, 2)
     stored = Skill.get("python")
     assert (stored.pending, stored.pending_since is not None) == ("sync", True)
     assert [s.skill_id for s in Skill.pending_work("sync")] == ["python"]

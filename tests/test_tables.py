@@ -24,6 +24,7 @@ EXPECTED = {
         {
             "gsi_category": [("category", "HASH"), ("name", "RANGE")],
             "gsi_pending": [("pending", "HASH"), ("pending_since", "RANGE")],
+            "gsi_name_key": [("name_key", "HASH")],
         },
     ),
     "user-skills": (

@@ -33,8 +33,8 @@ from ..schemas import (
 router = Router(tags=["learners"])
 PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
-ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
-WRITE_ERRORS = {**ERRORS, 409: Problem, 412: Problem, 428: Problem}
+ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem, 429: Problem}
+WRITE_ERRORS = {**ERRORS, 409: Problem, 412: Problem, 413: Problem, 428: Problem}
 
 
 def get_learner_or_404(username: str) -> User:

@@ -20,8 +20,8 @@ router = Router(tags=["skills"])
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 CATEGORY_CHOICES = ", ".join(CATEGORIES)
-ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
-WRITE_ERRORS = {**ERRORS, 409: Problem, 412: Problem, 428: Problem}
+ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem, 429: Problem}
+WRITE_ERRORS = {**ERRORS, 409: Problem, 412: Problem, 413: Problem, 428: Problem}
 
 
 def get_skill_or_404(skill_id: str) -> Skill:

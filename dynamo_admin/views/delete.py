@@ -10,6 +10,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
+from dynamo import limits
 from dynamo.exceptions import StaleVersion
 
 from .change import missing_item_redirect
@@ -34,7 +35,8 @@ def delete_view(model_admin: DynamoModelAdmin, request, object_id: str, extra_co
         model_admin.require(not perms_needed and not protected)
         shown = request.POST.get("version", "")
         try:
-            if not (shown.isascii() and shown.isdigit()):  # "²".isdigit(), but int() refuses it
+            # "²".isdigit(), but int() refuses it; 40 digits are a number DynamoDB refuses.
+            if not (shown.isascii() and shown.isdigit()) or limits.number_problem(shown):
                 raise ValidationError(_("The page did not say which version to delete."))
             item.version = int(shown)
             model_admin.delete_model(request, item)

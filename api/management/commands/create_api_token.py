@@ -11,7 +11,9 @@ from api.models import ApiToken
 class Command(BaseCommand):
     help = (
         "Create an API token for a staff user and print it (the token alone, once: only its "
-        "SHA-256 digest is stored). Revoke it from the admin."
+        "SHA-256 digest is stored). Revoke it from the admin. The token acts with the user's "
+        "permissions: whoever runs this command may act as anyone, as a superuser may; in the "
+        "admin, staff create tokens only for themselves and only a superuser for others."
     )
 
     def add_arguments(self, parser):

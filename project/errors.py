@@ -1,0 +1,38 @@
+"""Error pages Django's own handlers would answer less clearly: a too large request is a 413."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views import defaults
+
+
+def too_large() -> str:
+    """Say how much of a request body the site reads (DATA_UPLOAD_MAX_MEMORY_SIZE)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
+    return f"The request is too large: this site reads at most {limit:.1f} MB of a form or body."
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Answer Django's 400s; a body over the limit (RequestDataTooBig) gets the 413 page."""
+    # Django files RequestDataTooBig under SuspiciousOperation, so it reaches the 400 handler.
+    if isinstance(exception, RequestDataTooBig):
+        return render(request, "413.html", {"message": too_large()}, status=413)
+    return defaults.bad_request(request, exception)
+
+
+def locked_out(request: HttpRequest, response=None, credentials=None) -> HttpResponse:
+    """Answer a login django-axes refused: the admin's styled page, a 429 with Retry-After."""
+    from django.contrib import admin
+
+    cool_off = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    context = {
+        **admin.site.each_context(request),
+        "title": "Too many failed logins",
+        "minutes": max(cool_off // 60, 1),
+    }
+    page = render(request, "lockout.html", context, status=settings.AXES_HTTP_RESPONSE_CODE)
+    page["Retry-After"] = str(cool_off)
+    return page
