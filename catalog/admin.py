@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from dynamo_admin.decorators import register
 from dynamo_admin.options import DynamoModelAdmin
 
-from .models import CATEGORIES, SYNC, Skill
+from .models import CATEGORIES, SKILL_ID_RE, SYNC, Skill
 
 # Removing a held skill removes its holders' user-skills: that takes this permission too.
 REMOVE_HOLDERS_PERMISSION = "users.delete_userskill"
@@ -25,6 +25,23 @@ class SkillAdmin(DynamoModelAdmin):
         ("Record", {"fields": ("created_at", "updated_at", "version")}),
         ("Pending work", {"fields": ("pending", "pending_since")}),
     )
+
+    def get_autocomplete_results(self, request, term: str) -> list[Skill]:
+        """Return the skill with this id and those whose name starts with the term, by name.
+
+        Names are capitalised in the catalog ("Python"), so "py" also looks for "Py".
+        """
+        found = {}
+        if SKILL_ID_RE.fullmatch(term.lower()):
+            skill = Skill.get_or_none(term.lower())
+            if skill is not None:
+                found[skill.skill_id] = skill
+        for prefix in dict.fromkeys([term, term[:1].upper() + term[1:]]):
+            found.update((skill.skill_id, skill) for skill in Skill.named_starting(prefix))
+        return sorted(found.values(), key=lambda skill: skill.name)
+
+    def autocomplete_label(self, item: Skill) -> str:
+        return f"{item.name} ({item.skill_id})"
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field is Skill.description:

@@ -50,6 +50,10 @@ class DynamoModel(Model):
     model_name: ClassVar[str] = ""
     verbose_name: ClassVar[str] = ""
     verbose_name_plural: ClassVar[str] = ""
+    # The values an attribute may take, by attribute name: its rule and the admin's select.
+    field_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # The model each attribute holding another table's hash key refers to, by attribute name.
+    references: ClassVar[dict[str, type[DynamoModel]]] = {}
 
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)

@@ -202,4 +202,4 @@ class InlineAdminFormSet:
 
     @property
     def media(self) -> forms.Media:
-        return self.formset.media
+        return self.opts.media + self.formset.media

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 from django.apps import apps
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
@@ -24,6 +25,7 @@ from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
+from .autocomplete import DynamoAutocompleteSelect
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
@@ -81,6 +83,8 @@ class BaseDynamoAdmin:
     empty_value_display = "-"
     # Form field options by attribute class, as Django's formfield_overrides by field class.
     formfield_overrides: dict[type[Attribute], dict[str, Any]] = {}
+    # References (the model's `references`) edited through Django's autocomplete select.
+    autocomplete_fields: Sequence[str] = ()
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
@@ -109,12 +113,36 @@ class BaseDynamoAdmin:
         return names
 
     def formfield_for_dbfield(self, db_field: Attribute, request, **kwargs: Any) -> forms.Field:
-        """Return the form field of one attribute: by its type, formfield_overrides, kwargs."""
+        """Return the form field of one attribute: by its type, formfield_overrides, kwargs.
+
+        As Django's: an attribute with choices is a select (formfield_for_choice_field), one
+        in `autocomplete_fields` Django's autocomplete select.
+        """
+        name = attribute_name(self.model, db_field)
+        if self.model.field_choices.get(name):
+            return self.formfield_for_choice_field(db_field, request, **kwargs)
+        if name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
+            kwargs["widget"] = DynamoAutocompleteSelect(self.model, name, self.admin_site)
         for attribute_class in type(db_field).__mro__:
             if attribute_class in self.formfield_overrides:
                 kwargs = {**self.formfield_overrides[attribute_class], **kwargs}
                 break
-        return formfield_for(attribute_name(self.model, db_field), db_field, **kwargs)
+        return formfield_for(name, db_field, **kwargs)
+
+    def formfield_for_choice_field(self, db_field: Attribute, request, **kwargs: Any):
+        """Return the select of an attribute with choices, from the model's `field_choices`."""
+        name = attribute_name(self.model, db_field)
+        return formfield_for(name, db_field, choices=self.model.field_choices[name], **kwargs)
+
+    def get_autocomplete_fields(self, request) -> Sequence[str]:
+        return self.autocomplete_fields
+
+    @property
+    def media(self) -> forms.Media:
+        """Return Django's admin scripts every change form loads (jQuery, core.js)."""
+        extra = "" if settings.DEBUG else ".min"
+        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "core.js"]
+        return forms.Media(js=[f"admin/js/{name}" for name in js])
 
     def form_class_for(self, request, names: list[str]) -> type[ItemForm]:
         """Return a form class over these attributes, each field from formfield_for_dbfield."""
@@ -394,6 +422,22 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """Return the stored item an object id names (one GetItem), or None."""
         return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
 
+    def get_autocomplete_results(self, request, term: str) -> list[DynamoModel]:
+        """Return the items an autocomplete term names: by default the item keyed by it.
+
+        A model with a better lookup (the catalog: names starting with the term) overrides
+        it; a Scan never answers a keystroke.
+        """
+        if not term or len(self.model.key_attribute_names()) != 1:
+            return []
+        values = key_values(self.model, term)
+        item = self.model.get_or_none(*values) if values is not None else None
+        return [item] if item is not None else []
+
+    def autocomplete_label(self, item: DynamoModel) -> str:
+        """Return the text an autocomplete result shows."""
+        return str(item)
+
     def get_related_items(self, request, obj: DynamoModel) -> list[DynamoModel]:
         """Return the items deleted together with obj: its inlines' items, seen or not."""
         # Kept on the request: the confirmation and the delete both need them, read once.
@@ -512,6 +556,13 @@ class DynamoInline(BaseDynamoAdmin):
 
     def title(self) -> str:
         return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+
+    @property
+    def media(self) -> forms.Media:
+        """Return Django's inline scripts: inlines.js adds and removes rows."""
+        extra = "" if settings.DEBUG else ".min"
+        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "inlines.js"]
+        return forms.Media(js=[f"admin/js/{name}" for name in js])
 
     def parent_key(self, parent: DynamoModel) -> Any:
         return parent.pk[0]

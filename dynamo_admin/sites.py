@@ -48,6 +48,15 @@ class DynamoAdminSite(AdminSite):
         models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
         super().unregister(list(models))
 
+    def autocomplete_view(self, request):
+        """Answer Django's autocomplete widget; for a DynamoDB model's reference, by Query."""
+        from .autocomplete import autocomplete_view, dynamo_model_named
+
+        names = (request.GET.get("app_label"), request.GET.get("model_name"))
+        if dynamo_model_named(self, *names) is None:
+            return super().autocomplete_view(request)
+        return autocomplete_view(self, request)
+
     # --- index -------------------------------------------------------------------------
     def index(self, request, extra_context=None):
         """Show Django's index, the user's DynamoDB changes among its Recent actions."""

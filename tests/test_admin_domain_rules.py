@@ -30,7 +30,8 @@ def test_renaming_a_skill_in_the_admin_leaves_the_copies_to_the_worker_and_says_
 
 def test_soft_deleting_a_user_in_the_admin_takes_them_off_the_board(admin_client_, alice):
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(deleted_at="2026-01-02 03:04:05")
+        "/admin/users/user/alice/change/",
+        inline_post(deleted_at_0="2026-01-02", deleted_at_1="03:04:05"),
     )
 
     assert response.status_code == 302, response.content.decode()
@@ -41,7 +42,12 @@ def test_soft_deleting_a_user_in_the_admin_takes_them_off_the_board(admin_client
 def test_a_reminder_set_in_the_admin_lands_in_its_hour_bucket(admin_client_, alice):
     admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(**{"userstats-0-next_reminder_at": "2030-05-06 07:08:09"}),
+        inline_post(
+            **{
+                "userstats-0-next_reminder_at_0": "2030-05-06",
+                "userstats-0-next_reminder_at_1": "07:08:09",
+            }
+        ),
     )
 
     assert UserStats.get("alice").next_reminder_bucket == "2030-05-06-07"

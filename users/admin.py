@@ -21,6 +21,8 @@ class UserSkillInline(NotesAsTextArea, TabularInline):
     fk_name = "username"
     fields = ("skill_id", "proficiency", "years", "notes", "skill_name", "category")
     readonly_fields = ("skill_name", "category")
+    # 10,000 catalog skills are too many for a select: a Query per keystroke finds them.
+    autocomplete_fields = ("skill_id",)
     extra = 1
 
     def new_item(self, parent: User) -> UserSkill:
@@ -64,3 +66,4 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
     search_fields = ("=username", "^skill_id")
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")
+    autocomplete_fields = ("skill_id",)

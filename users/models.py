@@ -207,6 +207,9 @@ class UserSkill(DynamoModel):
     class Meta(DynamoMeta):
         table_suffix = "user-skills"
 
+    field_choices = {"proficiency": PROFICIENCIES}
+    references = {"skill_id": Skill}
+
     username = UnicodeAttribute(hash_key=True)
     skill_id = UnicodeAttribute(range_key=True)
     skill_name = UnicodeAttribute()

@@ -196,7 +196,7 @@ def change_form_context(
         fieldsets = helpers.fieldsets_without(fieldsets, readonly)
     adminform = helpers.AdminForm(form, fieldsets, model_admin, item)
     inline_admin_formsets = [helpers.InlineAdminFormSet(inline) for inline in inlines]
-    media = adminform.media
+    media = model_admin.media + adminform.media
     for inline_admin_formset in inline_admin_formsets:
         media += inline_admin_formset.media
     title = _("Add %s") if item is None else _("Change %s") if can_save else _("View %s")

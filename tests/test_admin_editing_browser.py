@@ -1,0 +1,83 @@
+"""Staff tasks in headless Chromium at two widths, under the site's CSP: Django's widgets,
+inline rows, soft delete and restore, sorted columns. No CSP violation or console error."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User as StaffUser
+from django.utils import timezone
+
+from catalog.models import Skill
+from dynamo.batch import batch_put
+from stats.models import UserStats
+from users.models import User
+
+pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
+WIDTHS = [1280, 1024]
+
+
+@pytest.fixture
+def site(dynamo, live_server, transactional_db):
+    """Data on DynamoDB Local and a superuser."""
+    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
+    batch_put(
+        Skill,
+        [
+            Skill("python", name="Python", category="Programming"),
+            Skill("go", name="Go", category="Programming"),
+            Skill("aws", name="AWS", category="Cloud"),
+        ],
+    )
+    User("alice", name="Alice", email="alice@example.com").save()
+    UserStats("alice", xp=10).save()
+    return live_server.url
+
+
+@pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
+def watched(request, browser, site):
+    """A logged-in page at one width, recording CSP violations and console errors."""
+    context = browser.new_context(viewport={"width": request.param, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    problems: list[str] = []
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => "
+        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
+    )
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.goto(f"{site}/admin/login/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_password", "correct horse")
+    page.click("input[type=submit]")
+    yield page, problems
+    context.close()
+
+
+def test_staff_pick_a_category_from_a_select(watched, site):
+    page, problems = watched
+    page.goto(f"{site}/admin/catalog/skill/add/")
+    page.fill("#id_skill_id", "rust")
+    page.fill("#id_name", "Rust")
+    page.select_option("#id_category", "Programming")
+    page.click("input[name=_save]")
+
+    assert "was added successfully" in page.inner_text(".messagelist")
+    assert Skill.get("rust").category == "Programming"
+    assert problems == []
+
+
+def test_staff_set_a_date_with_the_calendar_and_the_clock(watched, site):
+    page, problems = watched
+    page.goto(f"{site}/admin/stats/userstats/alice/change/")
+    page.click("#calendarlink0")
+    page.click("#calendarbox0 td a >> text='15'")
+    page.click("#clocklink0")
+    page.click("#clockbox0 >> text=Noon")
+    assert page.input_value("#id_next_reminder_at_1") == "12:00:00"
+    page.click("input[name=_save]")
+
+    assert "was changed successfully" in page.inner_text(".messagelist")
+    stored = timezone.localtime(UserStats.get("alice").next_reminder_at)
+    assert (stored.day, stored.hour, stored.minute) == (15, 12, 0)
+    assert problems == []
