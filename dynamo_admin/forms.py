@@ -9,7 +9,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.admin import widgets
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.utils.translation import gettext as _
 from pynamodb.attributes import (
     Attribute,
@@ -209,11 +209,20 @@ class ItemForm(forms.Form):
         return changes
 
     def add_model_errors(self, error: ValidationError) -> None:
-        """Show the model's validation errors on their fields, others above the form."""
-        for name, messages in error.message_dict.items():
+        """Show the model's validation errors on their fields, others above the form.
+
+        An error on a field the user cannot edit (a copy derived from another field, such as a
+        user-skill's skill name) is left out when an editable field has one: mending that one
+        mends the other, and a message about a read-only column only confuses.
+        """
+        messages_by_name = error.message_dict
+        editable = [name for name in messages_by_name if name in self.fields]
+        for name, messages in messages_by_name.items():
             if name in self.fields:
                 self.add_error(name, messages)
-            else:
+            elif name == NON_FIELD_ERRORS:
+                self.add_error(None, messages)
+            elif not editable:
                 label = name.replace("_", " ").capitalize()
                 self.add_error(None, [f"{label}: {m}" for m in messages])
 

@@ -536,6 +536,7 @@ class DynamoInline(BaseDynamoAdmin):
 
     fk_name = ""
     extra = 1
+    min_num = 0
     max_num: int | None = None
     can_delete = True
     template = "dynamo_admin/edit_inline/tabular.html"
@@ -556,6 +557,16 @@ class DynamoInline(BaseDynamoAdmin):
 
     def title(self) -> str:
         return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+
+    # Django's hooks for the number of rows.
+    def get_extra(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int:
+        return self.extra
+
+    def get_min_num(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int:
+        return self.min_num
+
+    def get_max_num(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int | None:
+        return self.max_num
 
     @property
     def media(self) -> forms.Media:

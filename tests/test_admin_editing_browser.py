@@ -10,7 +10,7 @@ from django.utils import timezone
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
-from users.models import User
+from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 WIDTHS = [1280, 1024]
@@ -80,4 +80,37 @@ def test_staff_set_a_date_with_the_calendar_and_the_clock(watched, site):
     assert "was changed successfully" in page.inner_text(".messagelist")
     stored = timezone.localtime(UserStats.get("alice").next_reminder_at)
     assert (stored.day, stored.hour, stored.minute) == (15, 12, 0)
+    assert problems == []
+
+
+def choose_skill(page, row: int, term: str, text: str) -> None:
+    """Pick a catalog skill in one row's autocomplete select, as staff do: type, then click."""
+    page.click(f"#userskill-{row} .select2-selection")
+    page.fill(".select2-search__field", term)
+    page.click(f".select2-results__option >> text='{text}'")
+
+
+def test_staff_add_a_learner_with_two_skills_and_stats_in_one_save(watched, site):
+    page, problems = watched
+    page.goto(f"{site}/admin/users/user/add/")
+    page.fill("#id_username", "bob")
+    page.fill("#id_name", "Bob")
+    page.fill("#id_email", "bob@example.com")
+    choose_skill(page, 0, "py", "Python (python)")
+    page.select_option("#id_userskill-0-proficiency", "Expert")
+    page.fill("#id_userskill-0-years", "5")
+    page.click("#userskill-group .add-row a")  # Django's inlines.js "Add another"
+    choose_skill(page, 1, "Go", "Go (go)")
+    page.select_option("#id_userskill-1-proficiency", "Beginner")
+    page.fill("#id_userskill-1-years", "1")
+    page.fill("#id_userstats-0-xp", "40")
+    page.fill("#id_userstats-0-streak", "2")
+    page.fill("#id_userstats-0-efficiency", "0")
+    page.fill("#id_userstats-0-accuracy", "0")
+    page.click("input[name=_save]")
+
+    assert "was added successfully" in page.inner_text(".messagelist")
+    stored = {(s.skill_id, s.proficiency, s.years) for s in UserSkill.query("bob")}
+    assert stored == {("python", "Expert", 5), ("go", "Beginner", 1)}
+    assert UserStats.get("bob").xp == 40
     assert problems == []

@@ -57,9 +57,10 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     form_class = model_admin.get_form(request, item, change=item is not None, fields=editable)
     data = request.POST if request.method == "POST" else None
     form = form_class(data, item=item)
-    inline_admins = model_admin.get_inline_instances(request, item) if item else []
-    # Each inline's rows are one read of its own table: they go out together.
-    stored = read_together([partial(inline.get_items, item) for inline in inline_admins])
+    inline_admins = model_admin.get_inline_instances(request, item)
+    # Each inline's rows are one read of its own table: they go out together (none to add).
+    reads = [partial(inline.get_items, item) for inline in inline_admins] if item else []
+    stored = read_together(reads) if item else [[] for _ in inline_admins]
     inlines = [
         InlineFormSet(inline, request, item, items, data if can_save else None)
         for inline, items in zip(inline_admins, stored, strict=True)
@@ -94,7 +95,7 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     if adding or changes:
         writes.append(Write(model_admin, form, item, ADDITION if adding else CHANGE, changes))
     for inline in inlines:
-        writes += inline.pending()
+        writes += inline.pending(item)
     if len(writes) > MAX_TRANSACTION_ITEMS:
         message = _(
             "This page would write %(count)s items, but DynamoDB writes at most %(most)s"
