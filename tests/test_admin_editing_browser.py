@@ -114,3 +114,26 @@ def test_staff_add_a_learner_with_two_skills_and_stats_in_one_save(watched, site
     assert stored == {("python", "Expert", 5), ("go", "Beginner", 1)}
     assert UserStats.get("bob").xp == 40
     assert problems == []
+
+
+def run_action(page, site, username: str, action: str) -> str:
+    """Select a learner in the list, run an action from Django's action bar; return the message."""
+    page.goto(f"{site}/admin/users/user/")
+    page.check(f"input.action-select[value='{username}']")
+    page.select_option("select[name=action]", action)
+    with page.expect_navigation():
+        page.click("button[name=index]")
+    return page.inner_text(".messagelist")
+
+
+def test_staff_soft_delete_and_restore_a_learner_from_the_list(watched, site):
+    page, problems = watched
+
+    deleted = run_action(page, site, "alice", "soft_delete_selected")
+    assert "left the leaderboard and the talent search" in deleted and "unless restored" in deleted
+    assert User.get("alice").is_deleted
+
+    restored = run_action(page, site, "alice", "restore_selected")
+    assert "back on the leaderboard and in the talent search" in restored
+    assert not User.get("alice").is_deleted
+    assert problems == []
