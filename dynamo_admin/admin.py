@@ -9,6 +9,7 @@ class AdminLogAdmin(DynamoModelAdmin):
 
     list_display = ("object_key", "logged_at", "action", "user", "object_repr")
     search_fields = ("=object_key",)
+    date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
 
     def has_add_permission(self, request) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.admin.utils import quote
@@ -76,6 +76,21 @@ class ActorIndex(GlobalIndex):
     logged_at = UnicodeAttribute(range_key=True)
 
 
+class LoggedMonthIndex(GlobalIndex):
+    """Every entry of one month (`YYYY-MM`, UTC) by time: the log listing, newest first.
+
+    The table's partitions are items, so no read of it gives the whole log in time order; a
+    month partition gives it one Query per month walked.
+    """
+
+    class Meta:
+        index_name = "gsi_logged_month"
+        projection = AllProjection()
+
+    logged_month = UnicodeAttribute(hash_key=True)
+    logged_at = UnicodeAttribute(range_key=True)
+
+
 class AdminLog(DynamoModel):
     """One add, change or delete made through the admin."""
 
@@ -95,8 +110,10 @@ class AdminLog(DynamoModel):
     user = UnicodeAttribute()
     object_repr = UnicodeAttribute(null=True)
     changes = JSONAttribute(null=True)
+    logged_month = UnicodeAttribute(null=True)
 
     gsi_user_logged_at = ActorIndex()
+    gsi_logged_month = LoggedMonthIndex()
 
     @classmethod
     def entry_for(
@@ -116,6 +133,7 @@ class AdminLog(DynamoModel):
             user=user,
             object_repr=str(item)[:200],
             changes=loggable_changes(item, changes),
+            logged_month=when.astimezone(UTC).strftime("%Y-%m"),
         )
         entry.stamp()
         return entry

@@ -1,8 +1,11 @@
-"""The one DynamoDB read behind a changelist page: a limited Scan, a Query or a GetItem."""
+"""The DynamoDB reads behind a changelist page: a limited Scan, a Query or a GetItem, or an
+index read in its sort order across partitions (merged, or month by month)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -151,3 +154,129 @@ class GetItem(Source):
 
     def scope(self, forward: bool) -> str:
         return f"get:{self.key!r}"
+
+
+def index_key(index: GlobalIndex, item: DynamoModel) -> Key:
+    """Return the item's key in an index (the table's keys and the index's), as DynamoDB's."""
+    attributes = type(item).get_attributes()
+    names = [*type(item).key_attribute_names()]
+    names += [n for n in index.hash_key_names() + index.range_key_names() if n not in names]
+    key = {}
+    for name in names:
+        attribute = attributes[name]
+        key[attribute.attr_name] = {attribute.attr_type: attribute.serialize(getattr(item, name))}
+    return key
+
+
+def key_value(model: type[DynamoModel], key: Key, name: str) -> Any:
+    """Return one attribute's value from a DynamoDB key (a cursor's start)."""
+    attribute = model.get_attributes()[name]
+    return attribute.deserialize(attribute.get_value(key[attribute.attr_name]))
+
+
+@dataclass
+class PartitionMerge(Source):
+    """Every partition of an index with few, known partition values, merged in sort-key order.
+
+    The catalog's skills by name: one Query per category (gsi_category), run together, each
+    starting at the previous page's last name; ties on the name go by the table's key.
+    """
+
+    index: GlobalIndex
+    partitions: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        sort_key = self.sort_keys[0]
+        attribute = getattr(model, sort_key)
+        hash_name = model.key_attribute_names()[0]
+        after = None
+        condition = None
+        if start:
+            after = (key_value(model, start, sort_key), key_value(model, start, hash_name))
+            condition = attribute >= after[0] if forward else attribute <= after[0]
+
+        def read(partition: Any) -> list[DynamoModel]:
+            # One more than a page, and the items tied with the last one, which are skipped.
+            query = self.index.query(
+                partition, condition, scan_index_forward=forward, limit=per_page + 2
+            )
+            return list(query)
+
+        def order(item: DynamoModel) -> tuple[Any, Any]:
+            return (getattr(item, sort_key), getattr(item, hash_name))
+
+        found = [
+            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
+        ]
+        if after is not None:
+            found = [i for i in found if (order(i) > after if forward else order(i) < after)]
+        found.sort(key=order, reverse=not forward)
+        items = found[:per_page]
+        more = len(found) > per_page
+        return Page(items, index_key(self.index, items[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
+
+
+# A walk back through months ends after this many months without a sign-up in a row.
+EMPTY_MONTHS_ENDING_A_WALK = 12
+
+
+@dataclass
+class MonthWalk(Source):
+    """A month-partitioned index (`YYYY-MM`, the date hierarchy's) newest first, month by month.
+
+    One Query per month read: a page of 50 newest users is one call when the month holds 50,
+    a few across quiet months. The walk ends after a year without a sign-up.
+    """
+
+    index: GlobalIndex
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=False) -> Page:
+        from django.utils import timezone
+
+        month_name = self.index.hash_key_names()[0]
+        if start:
+            month = key_value(model, start, month_name)
+        else:
+            month = timezone.now().astimezone(UTC).strftime("%Y-%m")
+        items: list[DynamoModel] = []
+        empty = 0
+        while len(items) <= per_page and empty < EMPTY_MONTHS_ENDING_A_WALK:
+            query = self.index.query(
+                month,
+                scan_index_forward=False,
+                limit=per_page + 1 - len(items),
+                last_evaluated_key=start,
+            )
+            got = list(query)
+            items += got
+            empty = 0 if got else empty + 1
+            start = query.last_evaluated_key
+            if start is None:  # this month is read to its first sign-up: the one before
+                month = previous_month(month)
+                if month < "0001-01":
+                    break
+        shown = items[:per_page]
+        more = len(items) > per_page
+        return Page(shown, index_key(self.index, shown[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"walk:{self.index.Meta.index_name}:desc"
+
+
+def previous_month(month: str) -> str:
+    """Return the `YYYY-MM` before this one."""
+    year, number = int(month[:4]), int(month[5:7])
+    return f"{year - 1:04d}-12" if number == 1 else f"{year:04d}-{number - 1:02d}"

@@ -36,6 +36,10 @@ class LeaderboardFilter(IndexFilter):
                 label = metric if len(partitions) == 1 else f"{metric} ({partition})"
                 yield f"{metric}@{partition}", f"By {label}"
 
+    @classmethod
+    def sort_keys(cls, model) -> list[str]:
+        return list(METRICS)  # one leaderboard index per metric, each sorted by it
+
     def source(self, value: str):
         metric, _, partition = value.partition("@")
         if partition not in leaderboard_partitions():

@@ -137,3 +137,20 @@ def test_staff_soft_delete_and_restore_a_learner_from_the_list(watched, site):
     assert "back on the leaderboard and in the talent search" in restored
     assert not User.get("alice").is_deleted
     assert problems == []
+
+
+def test_staff_sort_skills_by_name_both_ways(watched, site):
+    page, problems = watched
+    page.goto(f"{site}/admin/catalog/skill/")
+    shown = "#result_list tbody th a"
+    assert page.locator(shown).all_inner_texts() == ["aws", "go", "python"]
+
+    with page.expect_navigation():
+        page.click("th.column-name .text a")
+    assert page.locator(shown).all_inner_texts() == ["python", "go", "aws"]
+    assert "descending" in page.get_attribute("th.column-name", "class")
+
+    with page.expect_navigation():
+        page.click("th.column-name .text a")
+    assert page.locator(shown).all_inner_texts() == ["aws", "go", "python"]
+    assert problems == []
