@@ -10,7 +10,8 @@ from typing import Any
 
 from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
-from django.utils.text import capfirst
+from django.utils.text import capfirst, get_text_list
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute
 
@@ -193,6 +194,23 @@ class AdminLog(DynamoModel):
 
     def is_addition(self) -> bool:
         return self.action == ADDITION
+
+    @property
+    def action_label(self) -> str:
+        """Return the action as Django's LogEntry shows its flag: Addition, Change, Deletion."""
+        labels = {ADDITION: gettext("Addition"), CHANGE: gettext("Change")}
+        return labels.get(self.action, gettext("Deletion"))
+
+    def get_change_message(self) -> str:
+        """Return the entry in Django's words: "Added.", "Changed name and category.", …"""
+        if self.action == ADDITION:
+            return gettext("Added.")
+        if self.action == DELETION:
+            return gettext("Deleted.")
+        fields = [name.replace("_", " ") for name in self.changes or {}]
+        if not fields:
+            return gettext("No fields changed.")
+        return gettext("Changed {fields}.").format(fields=get_text_list(fields, gettext("and")))
 
     def is_change(self) -> bool:
         return self.action == CHANGE
