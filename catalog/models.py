@@ -7,11 +7,10 @@ from functools import partial
 
 from django.core.validators import RegexValidator
 from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import UpdateError
 
 from dynamo import limits
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
+from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.parallel import read_together
 from dynamo.validators import FieldErrors, length_between, one_of
 
@@ -123,16 +122,10 @@ class Skill(DynamoModel):
         No version bump: an admin page opened before the copies were rewritten still saves.
         """
         s = type(self)
-        try:
-            s._get_connection().update_item(
-                self.skill_id,
-                actions=[s.pending.remove(), s.pending_since.remove()],
-                condition=s.pending_since == pending_since,
-            )
-        except UpdateError as exc:
-            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
-                return False
-            raise
+        actions = [s.pending.remove(), s.pending_since.remove()]
+        condition = s.pending_since == pending_since
+        if s.apply(self.skill_id, actions, condition, bump_version=False) is None:
+            return False
         self.pending = self.pending_since = None
         return True
 
@@ -180,5 +173,9 @@ class Skill(DynamoModel):
         return list(cls.gsi_pending.query(kind))
 
     def written(self, *, created: bool) -> None:
-        """Let holders' copies follow the skill's name and category."""
+        """Announce the save (skill_saved); no receiver rewrites copies here.
+
+        A rename's copies are rewritten by `sync_user_skills --pending` from the marker clean()
+        set, outside the request; the signal is for any app that wants to follow saves.
+        """
         skill_saved.send(sender=type(self), skill=self, created=created)

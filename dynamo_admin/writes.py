@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from dynamo.batch import TRANSACTION_LIMIT
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
 
@@ -17,12 +18,11 @@ from .models import ADDITION, DELETION, AdminLog, object_key_for
 if TYPE_CHECKING:
     from .forms import ItemForm
 
-# DynamoDB takes up to 100 actions in one TransactWriteItems; each write takes two, the item
-# and its history entry.
-MAX_TRANSACTION_ACTIONS = 100
-MAX_TRANSACTION_ITEMS = MAX_TRANSACTION_ACTIONS // 2
-# CancellationReason codes the page explains; any other cancellation is an error.
-CONDITION_FAILED, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
+# Each write takes two of a transaction's actions: the item and its history entry.
+MAX_TRANSACTION_ITEMS = TRANSACTION_LIMIT // 2
+# CancellationReason codes the page explains (a transaction's, not an error's code such as
+# dynamo.models.CONDITION_FAILED); any other cancellation is an error.
+CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
 
 
 @dataclass
@@ -87,7 +87,7 @@ def write_together(writes: list[Write], actor: str) -> None:
             if reason is not None
         ]
         if not failures or any(
-            code not in (CONDITION_FAILED, TRANSACTION_CONFLICT) for _, code in failures
+            code not in (CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT) for _, code in failures
         ):
             raise
         raise Cancelled(failures) from exc

@@ -24,7 +24,7 @@ from ..inlines import InlineFormSet
 from ..keys import Original
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
-    CONDITION_FAILED,
+    CANCELLED_BY_CONDITION,
     MAX_TRANSACTION_ITEMS,
     TRANSACTION_CONFLICT,
     Cancelled,
@@ -104,7 +104,7 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
         )
         form.add_error(None, message % {"count": len(writes), "most": MAX_TRANSACTION_ITEMS})
         return None, None
-    gone = [(write, CONDITION_FAILED) for write in writes if write.gone]
+    gone = [(write, CANCELLED_BY_CONDITION) for write in writes if write.gone]
     if gone:  # its write could only fail: say so without trying
         return None, report_cancelled(form, gone)
     if not writes_are_valid(request, writes):
