@@ -57,13 +57,21 @@ class ModelOpts:
     swapped = None
     is_composite_pk = False
 
-    def __init__(self, model: type[DynamoModel]) -> None:
+    def __init__(self, model: type[DynamoModel], admin_class: type | None = None) -> None:
         self.model = model
         self.app_label = model.app_label
         self.model_name = model.model_name
         self.object_name = model.__name__
-        self.verbose_name = model.verbose_name
-        self.verbose_name_plural = model.verbose_name_plural
+        # The admin may name the model its own way (learners beside Django's users); its app
+        # label and model name, hence its URLs and permissions, stay the model's.
+        self.verbose_name = getattr(admin_class, "verbose_name", None) or model.verbose_name
+        self.verbose_name_plural = (
+            getattr(admin_class, "verbose_name_plural", None)
+            or (
+                f"{admin_class.verbose_name}s" if getattr(admin_class, "verbose_name", None) else ""
+            )
+            or model.verbose_name_plural
+        )
 
     @property
     def app_config(self):
@@ -180,7 +188,7 @@ class BaseDynamoAdmin:
         value = getattr(item, name, None)
         if callable(value):
             return value()
-        return masked(value) if name in secret_fields(item) and value else value
+        return masked(value) if name in secret_fields(item) else value
 
     def empty_value_for(self, name: str | Callable) -> str:
         """Return the empty-value text of a field: its own `empty_value_display` first."""
@@ -232,6 +240,10 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     actions_on_bottom = False
     actions_selection_counter = True
 
+    # What the admin's pages, index and sidebar call the model (default: its own names).
+    verbose_name: str | None = None
+    verbose_name_plural: str | None = None
+
     change_list_template: str | None = None
     change_form_template: str | None = None
     delete_confirmation_template: str | None = None
@@ -240,7 +252,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def __init__(self, model: type[DynamoModel], admin_site) -> None:
         self.model = model
         self.admin_site = admin_site
-        self.opts = ModelOpts(model)
+        self.opts = ModelOpts(model, type(self))
 
     def __str__(self) -> str:
         return f"{type(self).__module__}.{type(self).__name__}"
@@ -356,7 +368,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return self._response_after_save(request, obj, adding=False)
 
     def _response_after_save(self, request, obj, *, adding: bool, continue_url=None):
-        names = {"name": obj.verbose_name, "obj": str(obj)}
+        names = {"name": self.opts.verbose_name, "obj": str(obj)}
         if "_continue" in request.POST:
             message = (
                 _("The {name} “{obj}” was added successfully.")
@@ -388,7 +400,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     # --- columns --------------------------------------------------------------------------
     def column_header(self, name: str | Callable) -> str:
         if name == "__str__":
-            return capfirst(self.model.verbose_name)
+            return capfirst(self.opts.verbose_name)
         return self.label_for(name)
 
     # --- permissions ----------------------------------------------------------------------

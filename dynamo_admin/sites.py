@@ -40,7 +40,7 @@ class DynamoAdminSite(AdminSite):
             super().register(django_models, admin_class, **options)
         dynamo_models = [m for m in models if issubclass(m, DynamoModel)]
         for model in dynamo_models:
-            model._meta = ModelOpts(model)
+            model._meta = ModelOpts(model, admin_class)
         if dynamo_models:
             super().register(dynamo_models, admin_class or DynamoModelAdmin, **options)
 

@@ -386,11 +386,14 @@ class UserStats(DynamoModel):
 
     @classmethod
     def copy_name(cls, learner: User) -> bool:
-        """Rewrite the name the boards show; False while the learner has no stats."""
-        return (
-            cls.apply(learner.username, [cls.name_copied_from(learner)], cls.username.exists())
-            is not None
-        )
+        """Rewrite the name the boards show; False while the learner has no stats.
+
+        A copy nobody edits keeps `version`: a learner's page opened before the rename still
+        saves the stats (its write reads them again, new name included).
+        """
+        actions = [cls.name_copied_from(learner)]
+        condition = cls.username.exists()
+        return cls.apply(learner.username, actions, condition, bump_version=False) is not None
 
     @classmethod
     def show_on_board(cls, username: str, *, visible: bool) -> bool:

@@ -14,6 +14,7 @@ from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
 from tests.admin_fixtures import calls
+from tests.test_fuzz import form_fields
 from users.models import User, UserSkill
 
 ADD = "/admin/catalog/skill/add/"
@@ -351,7 +352,8 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
     go = UserSkill.get("alice", "go")
     assert (go.skill_name, go.proficiency, go.version) == ("Go", "Beginner", 1)
     stats = UserStats.get("alice")
-    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 3, "ALL")  # + rename
+    # The name copied in after the rename keeps the version: nobody edited the stats.
+    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 2, "ALL")
     assert [e.action for e in AdminLog.history(user)] == ["change"]
     assert [e.action for e in AdminLog.history(python_row)] == ["change"]
     assert [e.action for e in AdminLog.history(go)] == ["add"]
@@ -474,3 +476,44 @@ def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeyp
     assert response.status_code == 200
     assert calls(response) == 3  # the learner, then their skills and their stats together
     assert len(threads) == 2 and len(set(threads)) == 2
+
+
+def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):
+    renamed = inline_post(name="Alice Pleasance")
+    assert admin_client_.post("/admin/users/user/alice/change/", renamed).status_code == 302
+
+    # A second tab, opened before the rename, edits the email and the stats.
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(email="alice@wonderland.example", **{"userstats-0-xp": "130"}),
+    )
+
+    page = response.content.decode()
+    assert page.count("Someone else changed or deleted the user “alice”") == 1
+    # The stats moved only by the name copied onto them: they are not said to be stale.
+    assert "changed or deleted the user stats" not in page
+    assert (User.get("alice").email, UserStats.get("alice").xp) == ("alice@example.com", 120)
+
+
+def test_the_name_copied_onto_the_stats_does_not_make_an_older_page_refuse(admin_client_, alice):
+    shown = form_fields(admin_client_, "/admin/stats/userstats/alice/change/")
+    alice.name = "Alice Pleasance"
+    alice.save()  # the receiver copies the name onto the stats
+
+    response = admin_client_.post("/admin/stats/userstats/alice/change/", {**shown, "xp": "200"})
+
+    assert response.status_code == 302, response.content.decode()
+    stats = UserStats.get("alice")
+    assert (stats.xp, stats.name) == (200, "Alice Pleasance")
+
+
+def test_an_unusable_password_reads_no_password_set_as_in_django(admin_client_, alice):
+    alice.set_password(None)  # unusable, as every demo learner's
+    alice.save()
+
+    change = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+    raw = admin_client_.get("/admin/users/user/alice/raw/").content.decode()
+
+    assert "No password set." in change and "No password set." in raw
+    assert "Invalid password format" not in change + raw
+    assert alice.password_hash not in raw

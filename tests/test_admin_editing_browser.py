@@ -154,3 +154,24 @@ def test_staff_sort_skills_by_name_both_ways(watched, site):
         page.click("th.column-name .text a")
     assert page.locator(shown).all_inner_texts() == ["aws", "go", "python"]
     assert problems == []
+
+
+HEADERS = """() => {
+    const right = document.querySelector('#changelist-form .results').getBoundingClientRect().right;
+    return [...document.querySelectorAll('#result_list thead th')].map(th => ({
+        text: th.innerText,
+        past: th.getBoundingClientRect().right - right,
+        cut: th.scrollWidth - th.clientWidth,
+    }));
+}"""
+
+
+@pytest.mark.parametrize("url", ["/admin/stats/userstats/", "/admin/users/user/"])
+def test_no_column_header_is_cut_beside_the_sidebars(watched, site, url):
+    page, problems = watched
+    page.goto(f"{site}{url}")
+
+    headers = page.evaluate(HEADERS)
+
+    assert [h for h in headers if h["past"] > 0.5 or h["cut"] > 0] == []
+    assert problems == []

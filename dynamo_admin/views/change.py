@@ -162,9 +162,8 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
                 "Someone else changed or deleted the %(name)s “%(item)s” since you opened it."
             )
         message %= {"name": name, "item": item}
-        form.add_error(None, message)
-        if write.form is not form:
-            write.form.add_error(None, message)
+        # Said once: on the row that lost, or above the page's own form.
+        (write.form if write.form is not None else form).add_error(None, message)
         if code != TRANSACTION_CONFLICT:
             current = type(item).get_or_none(*item.pk, consistent_read=True)
             values = current_values(write.admin, current)
@@ -202,7 +201,7 @@ def change_form_context(
         media += inline_admin_formset.media
     title = _("Add %s") if item is None else _("Change %s") if can_save else _("View %s")
     return {
-        "title": title % model_admin.model.verbose_name,
+        "title": title % model_admin.opts.verbose_name,
         "subtitle": str(item) if item is not None else None,
         "opts": model_admin.opts,
         "original": Original(item) if item is not None else None,
@@ -246,7 +245,7 @@ def raw_view(model_admin: DynamoModelAdmin, request, object_id: str):
         return missing_item_redirect(model_admin, request, object_id)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": _("Stored %s") % model_admin.model.verbose_name,
+        "title": _("Stored %s") % model_admin.opts.verbose_name,
         "subtitle": str(item),
         "opts": model_admin.opts,
         "original": item,

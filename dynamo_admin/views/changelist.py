@@ -387,7 +387,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
     title = _("Select %s to change") if may_change else _("Select %s to view")
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": title % model_admin.model.verbose_name,
+        "title": title % model_admin.opts.verbose_name,
         "subtitle": None,
         "opts": model_admin.opts,
         "cl": cl,
@@ -400,7 +400,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
         "actions_on_bottom": model_admin.actions_on_bottom,
         "actions_selection_counter": model_admin.actions_selection_counter,
         "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
-        "module_name": str(model_admin.model.verbose_name_plural),
+        "module_name": str(model_admin.opts.verbose_name_plural),
         "has_add_permission": model_admin.has_add_permission(request),
         **(extra_context or {}),
     }
