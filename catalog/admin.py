@@ -48,8 +48,8 @@ class SkillAdmin(DynamoModelAdmin):
             kwargs["widget"] = forms.Textarea(attrs={"rows": 3, "cols": 60})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    def change_view(self, request, object_id: str, extra_context=None):
-        response = super().change_view(request, object_id, extra_context)
+    def change_view(self, request, object_id: str, form_url="", extra_context=None):
+        response = super().change_view(request, object_id, form_url, extra_context)
         if request.method == "POST" and response.status_code == 302:
             self.say_what_is_pending(request, object_id)
         return response

@@ -17,6 +17,13 @@ def _error(model_admin: DynamoModelAdmin, message: str, hint: str, number: int) 
     return checks.Error(message, hint=hint, obj=type(model_admin), id=f"dynamo_admin.E{number:03d}")
 
 
+class DynamoModelAdminChecks:
+    """A DynamoModelAdmin's checks_class, as Django's ModelAdminChecks: check(admin_obj)."""
+
+    def check(self, admin_obj: DynamoModelAdmin, **kwargs: Any) -> list[checks.CheckMessage]:
+        return check_model_admin(admin_obj)
+
+
 def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage]:
     """Return every misconfiguration of one registration."""
     return [

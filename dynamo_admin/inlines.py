@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
 from dynamo.models import DynamoModel
@@ -118,6 +119,16 @@ class InlineFormSet:
     def is_valid(self) -> bool:
         return self.formset.is_valid()
 
+    def prepare_rows(self, request) -> None:
+        """Set what each row's form does not edit (the inline's prepare_item) before the write."""
+        for write in getattr(self, "writes", []):
+            if write.action == DELETION:
+                continue
+            try:
+                self.inline.prepare_item(request, write.item, write.form, write.action == CHANGE)
+            except ValidationError as exc:
+                write.form.add_model_errors(exc)
+
     def pending(self, parent: DynamoModel) -> list[Write]:
         """Return the rows to write: each added, changed or deleted item with its form.
 
@@ -144,4 +155,5 @@ class InlineFormSet:
             changes = form.apply_to(item)
             action = CHANGE if stored else ADDITION
             writes.append(Write(self.inline, form, item, action, changes, gone=gone))
+        self.writes = writes
         return writes

@@ -15,6 +15,7 @@ from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
 from django.core.exceptions import PermissionDenied
 from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
@@ -31,7 +32,7 @@ from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
 from .forms import ItemForm, formfield_for, item_form_class
 from .keys import key_values, object_id
-from .models import secret_fields
+from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .views import change, changelist, delete, history
 
@@ -340,11 +341,35 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """
         self.prepare_item(request, obj, form, change)
 
+    def save_related(self, request, form, formsets, change: bool) -> None:
+        """Prepare each inline row for the page's one transaction; nothing is written here.
+
+        Django's hook saves the inline formsets; here the rows go out with the item after it,
+        so this sets what each row's form does not (the inline's prepare_item) and shows a
+        ValidationError on the row it concerns.
+        """
+        for formset in formsets:
+            formset.prepare_rows(request)
+
     def delete_model(self, request, obj: DynamoModel) -> None:
         """Delete obj on the version it holds, with its related items and history entries."""
         delete_with_related(
-            obj, self.get_related_items(request, obj), actor=request.user.get_username()
+            obj,
+            self.get_related_items(request, obj),
+            actor=request.user.get_username(),
+            log_deletion=lambda item: self.log_deletion(request, item, str(item)),
         )
+
+    # The history entries, with Django's names: each returns the entry written in the same
+    # transaction as the change it records; `message` is {attribute: [old, new]}.
+    def log_addition(self, request, obj: DynamoModel, message) -> AdminLog:
+        return AdminLog.entry_for(obj, ADDITION, request.user.get_username(), message)
+
+    def log_change(self, request, obj: DynamoModel, message) -> AdminLog:
+        return AdminLog.entry_for(obj, CHANGE, request.user.get_username(), message)
+
+    def log_deletion(self, request, obj: DynamoModel, object_repr: str) -> AdminLog:
+        return AdminLog.entry_for(obj, DELETION, request.user.get_username())
 
     def message_user(
         self, request, message, level=messages.INFO, extra_tags="", fail_silently=False
@@ -490,15 +515,34 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def url_for(self, view: str, *args: Any) -> str:
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
 
-    # --- views ----------------------------------------------------------------------------
+    # --- views, with Django's names and signatures ---------------------------------------
+    def get_changelist(self, request, **kwargs):
+        """Return the ChangeList class for use on the changelist page."""
+        return changelist.ChangeList
+
+    def get_changelist_instance(self, request):
+        """Return the ChangeList of this request (raises BadQuery for a bad query string)."""
+        changelist_class = self.get_changelist(request)
+        return changelist_class(request, self)
+
     def changelist_view(self, request, extra_context=None):
         return changelist.changelist_view(self, request, extra_context)
 
-    def add_view(self, request, extra_context=None):
-        return change.changeform_view(self, request, None, extra_context)
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return change.changeform_view(self, request, object_id, form_url, extra_context)
 
-    def change_view(self, request, object_id: str, extra_context=None):
-        return change.changeform_view(self, request, object_id, extra_context)
+    def add_view(self, request, form_url="", extra_context=None):
+        return self.changeform_view(request, None, form_url, extra_context)
+
+    def change_view(self, request, object_id: str, form_url="", extra_context=None):
+        return self.changeform_view(request, object_id, form_url, extra_context)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        """Render the add or change page from its context, as Django's hook does."""
+        context.update({"add": add, "change": change, "form_url": form_url})
+        request.current_app = self.admin_site.name
+        template = self.templates("change_form.html", self.change_form_template)
+        return TemplateResponse(request, template, context)
 
     def raw_view(self, request, object_id: str):
         return change.raw_view(self, request, object_id)
@@ -532,10 +576,15 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         app, model = self.model.app_label, self.model.model_name
         return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
 
-    def check(self, **kwargs: Any) -> list:
-        from .checks import check_model_admin
+    @property
+    def checks_class(self):
+        """Return the class whose check(admin) runs this registration's system checks."""
+        from .checks import DynamoModelAdminChecks
 
-        return check_model_admin(self)
+        return DynamoModelAdminChecks
+
+    def check(self, **kwargs: Any) -> list:
+        return self.checks_class().check(self, **kwargs)
 
 
 class DynamoInline(BaseDynamoAdmin):

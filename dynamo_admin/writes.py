@@ -35,6 +35,7 @@ class Write:
     action: str  # ADDITION, CHANGE or DELETION
     changes: dict[str, list[Any]] = field(default_factory=dict)
     gone: bool = False  # the page showed a stored item that is no longer stored
+    entry: AdminLog | None = None  # its history entry (the admin's log_* hook), else the default
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -75,7 +76,8 @@ def write_together(writes: list[Write], actor: str) -> None:
             # Entries go last, so the cancellation reasons of the items keep the order above.
             for write in ordered:
                 transaction.save(
-                    AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
+                    write.entry
+                    or AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
                 )
     except TransactWriteError as exc:
         for write in ordered:

@@ -36,8 +36,14 @@ if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
 
 
-def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | None, extra_context):
-    """Show and save the add form (object_id None) or the change form of one item."""
+def changeform_view(
+    model_admin: DynamoModelAdmin, request, object_id: str | None, form_url="", extra_context=None
+):
+    """Show and save the add form (object_id None) or the change form of one item.
+
+    The steps are the admin's hooks, as in Django's: get_form, save_model, save_related, the
+    log_* entries, response_add/response_change, render_change_form.
+    """
     item = None
     if object_id is None:
         model_admin.require(model_admin.has_add_permission(request))
@@ -79,9 +85,9 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
         "stale_items": stale,
         **(extra_context or {}),
     }
-    request.current_app = model_admin.admin_site.name
-    template = model_admin.templates("change_form.html", model_admin.change_form_template)
-    return TemplateResponse(request, template, context)
+    return model_admin.render_change_form(
+        request, context, add=item is None, change=item is not None, form_url=form_url, obj=item
+    )
 
 
 def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None, inlines):
@@ -107,8 +113,10 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     gone = [(write, CANCELLED_BY_CONDITION) for write in writes if write.gone]
     if gone:  # its write could only fail: say so without trying
         return None, report_cancelled(form, gone)
-    if not writes_are_valid(request, writes):
+    if not writes_are_valid(model_admin, request, form, writes, inlines, not adding):
         return None, None
+    for write in writes:  # each entry from the admin's hook, written with its item
+        write.entry = log_entry(model_admin, request, write)
     if writes:
         try:
             # Each item goes with its history entry: a change never commits unrecorded.
@@ -123,9 +131,22 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     return item, None
 
 
-def writes_are_valid(request, writes: list[Write]) -> bool:
-    """Prepare and validate each item, and refuse two writes of one key; errors go on forms."""
-    valid, seen = True, set()
+def log_entry(model_admin, request, write: Write):
+    """Return a write's history entry from the admin's log_addition/log_change/log_deletion."""
+    if write.action == ADDITION:
+        return model_admin.log_addition(request, write.item, write.changes)
+    if write.action == CHANGE:
+        return model_admin.log_change(request, write.item, write.changes)
+    return model_admin.log_deletion(request, write.item, str(write.item))
+
+
+def writes_are_valid(model_admin, request, form, writes: list[Write], inlines, change) -> bool:
+    """Prepare and validate each item, and refuse two writes of one key; errors go on forms.
+
+    The page's item goes through Django's save_model hook, the inline rows through
+    save_related (each inline's prepare_item); then every item's rules are checked.
+    """
+    seen = set()
     for write in writes:
         if write.key in seen:
             message = _(
@@ -133,14 +154,22 @@ def writes_are_valid(request, writes: list[Write]) -> bool:
             )
             names = {"name": write.item.verbose_name, "item": write.item}
             write.form.add_error(None, message % names)
-            valid = False
         seen.add(write.key)
+    for write in writes:
+        if write.form is form and write.action != DELETION:
+            try:
+                model_admin.save_model(request, write.item, form, change)
+            except ValidationError as exc:
+                form.add_model_errors(exc)
+    model_admin.save_related(request, form, inlines, change)
+    valid = True
+    for write in writes:
+        if write.form.errors:
+            valid = False
+            continue
         if write.action == DELETION:
             continue
         try:
-            # The page's item goes through Django's save_model hook, inline rows through theirs.
-            prepare = getattr(write.admin, "save_model", write.admin.prepare_item)
-            prepare(request, write.item, write.form, write.action == CHANGE)
             write.item.full_clean()
         except ValidationError as exc:
             write.form.add_model_errors(exc)

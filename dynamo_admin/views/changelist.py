@@ -374,7 +374,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
     if request.method == "POST" and "action" in request.POST:
         return run_action(model_admin, request)
     try:
-        cl = ChangeList(request, model_admin)
+        cl = model_admin.get_changelist_instance(request)
     except BadQuery as exc:
         return bad_request(model_admin, request, str(exc))
     if model_admin.get_actions(request):
