@@ -26,12 +26,15 @@ class DynamoModelAdminChecks:
 
 def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage]:
     """Return every misconfiguration of one registration."""
+    inlines = [inline(model_admin.model, model_admin.admin_site) for inline in model_admin.inlines]
     return [
+        *[error for inline in inlines for error in check_autocomplete_fields(inline)],
         *check_list_filter(model_admin),
         *check_search_fields(model_admin),
         *check_date_hierarchy(model_admin),
         *check_ordering(model_admin),
         *check_ordering_is_served(model_admin),
+        *check_autocomplete_fields(model_admin),
         *check_list_display(model_admin),
         *check_fields(model_admin),
         *check_inlines(model_admin),
@@ -173,6 +176,23 @@ def check_ordering_is_served(model_admin) -> list[checks.CheckMessage]:
         for entry in model_admin.ordering
         # An entry that is no sort key at all is E005's to report.
         if entry.lstrip("-") not in served and entry.lstrip("-") in sort_keys(model)
+    ]
+
+
+def check_autocomplete_fields(admin) -> list[checks.CheckMessage]:
+    """Refuse an autocomplete field that names no other table (the model's `references`)."""
+    references = admin.model.references
+    return [
+        _error(
+            admin,
+            f"autocomplete_fields entry {name!r} is not one of {admin.model.__name__}'s "
+            "references to another table.",
+            f"Name it in {admin.model.__name__}.references ({{attribute: model}}) and register "
+            "that model's admin; its get_autocomplete_results answers the widget.",
+            11,
+        )
+        for name in admin.autocomplete_fields
+        if name not in references
     ]
 
 

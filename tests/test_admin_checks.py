@@ -36,6 +36,7 @@ def test_the_projects_registrations_pass_every_check(db):
         ({"list_display": ["nonsense"]}, "dynamo_admin.E006"),
         ({"readonly_fields": ["nonsense"]}, "dynamo_admin.E007"),
         ({"list_per_page": 0}, "dynamo_admin.E009"),
+        ({"autocomplete_fields": ["name"]}, "dynamo_admin.E011"),
     ],
 )
 def test_a_misconfigured_option_is_reported_with_its_id(options, error_id):
