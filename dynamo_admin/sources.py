@@ -227,6 +227,8 @@ class PartitionMerge(Source):
 
 # A walk back through months ends after this many months without a sign-up in a row.
 EMPTY_MONTHS_ENDING_A_WALK = 12
+# After two empty months in a row, this many earlier months are read at once.
+MONTHS_READ_TOGETHER = 6
 
 
 @dataclass
@@ -234,7 +236,7 @@ class MonthWalk(Source):
     """A month-partitioned index (`YYYY-MM`, the date hierarchy's) newest first, month by month.
 
     One Query per month read: a page of 50 newest users is one call when the month holds 50,
-    a few across quiet months. The walk ends after a year without a sign-up.
+    a few across quiet months (read together). The walk ends after a year without a sign-up.
     """
 
     index: GlobalIndex
@@ -246,28 +248,46 @@ class MonthWalk(Source):
     def page(self, model, per_page, start, forward=False) -> Page:
         from django.utils import timezone
 
+        from dynamo.parallel import read_together
+
         month_name = self.index.hash_key_names()[0]
         if start:
             month = key_value(model, start, month_name)
         else:
             month = timezone.now().astimezone(UTC).strftime("%Y-%m")
-        items: list[DynamoModel] = []
-        empty = 0
-        while len(items) <= per_page and empty < EMPTY_MONTHS_ENDING_A_WALK:
+
+        def read(month: str, start: Key | None, limit: int) -> tuple[list, Key | None]:
             query = self.index.query(
-                month,
-                scan_index_forward=False,
-                limit=per_page + 1 - len(items),
-                last_evaluated_key=start,
+                month, scan_index_forward=False, limit=limit, last_evaluated_key=start
             )
-            got = list(query)
-            items += got
-            empty = 0 if got else empty + 1
-            start = query.last_evaluated_key
-            if start is None:  # this month is read to its first sign-up: the one before
-                month = previous_month(month)
-                if month < "0001-01":
+            return list(query), query.last_evaluated_key
+
+        items: list[DynamoModel] = []
+        empty, batch = 0, 1
+        while len(items) <= per_page and empty < EMPTY_MONTHS_ENDING_A_WALK and month >= "0001-01":
+            # After two empty months the next few go out together: the year of empty months
+            # that ends the walk costs its calls but few round trips.
+            months = [month]
+            while len(months) < batch and previous_month(months[-1]) >= "0001-01":
+                months.append(previous_month(months[-1]))
+            need = per_page + 1 - len(items)
+            reads = [
+                partial(read, m, start if n == 0 else None, need) for n, m in enumerate(months)
+            ]
+            start, batch = None, 1
+            for read_month, (got, more) in zip(months, read_together(reads), strict=True):
+                items += got
+                empty = 0 if got else empty + 1
+                if more is not None:  # the month holds more than it gave: go on inside it
+                    month, start = read_month, more
                     break
+                month = previous_month(read_month)
+                if len(items) > per_page or empty >= EMPTY_MONTHS_ENDING_A_WALK:
+                    break
+            else:
+                # Two empty months in a row: likely the end, read the rest of the year faster.
+                if empty >= 2:
+                    batch = min(MONTHS_READ_TOGETHER, EMPTY_MONTHS_ENDING_A_WALK - empty)
         shown = items[:per_page]
         more = len(items) > per_page
         return Page(shown, index_key(self.index, shown[-1]) if more else None)
