@@ -244,8 +244,6 @@ class ChangeList:
                     column.sort_url = self.order_link(number, not self.forward)
             elif name in reads:
                 column.sort_url = self.order_link(number, reads[name][1][0])
-            elif sort_key is not None and self.active and name == sort_key:
-                column.sort_url = self.order_link(number, True)
             columns.append(column)
         return columns
 
