@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from dynamo_admin.decorators import register
 from dynamo_admin.options import DynamoModelAdmin
 
-from .models import CATEGORIES, SYNC, Skill
+from .models import CATEGORIES, SKILL_ID_RE, SYNC, Skill
 
 # Removing a held skill removes its holders' user-skills: that takes this permission too.
 REMOVE_HOLDERS_PERMISSION = "users.delete_userskill"
@@ -26,13 +26,30 @@ class SkillAdmin(DynamoModelAdmin):
         ("Pending work", {"fields": ("pending", "pending_since")}),
     )
 
+    def get_autocomplete_results(self, request, term: str) -> list[Skill]:
+        """Return the skill with this id and those whose name starts with the term, by name.
+
+        Names are capitalised in the catalog ("Python"), so "py" also looks for "Py".
+        """
+        found = {}
+        if SKILL_ID_RE.fullmatch(term.lower()):
+            skill = Skill.get_or_none(term.lower())
+            if skill is not None:
+                found[skill.skill_id] = skill
+        for prefix in dict.fromkeys([term, term[:1].upper() + term[1:]]):
+            found.update((skill.skill_id, skill) for skill in Skill.named_starting(prefix))
+        return sorted(found.values(), key=lambda skill: skill.name)
+
+    def autocomplete_label(self, item: Skill) -> str:
+        return f"{item.name} ({item.skill_id})"
+
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         if db_field is Skill.description:
             kwargs["widget"] = forms.Textarea(attrs={"rows": 3, "cols": 60})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    def change_view(self, request, object_id: str, extra_context=None):
-        response = super().change_view(request, object_id, extra_context)
+    def change_view(self, request, object_id: str, form_url="", extra_context=None):
+        response = super().change_view(request, object_id, form_url, extra_context)
         if request.method == "POST" and response.status_code == 302:
             self.say_what_is_pending(request, object_id)
         return response

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import UpdateError
 
+from dynamo import limits
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
+from dynamo.models import DynamoMeta, DynamoModel, utcnow
+from dynamo.parallel import read_together
 from dynamo.validators import FieldErrors, length_between, one_of, validate_visible
 
 from .signals import count_holders, skill_saved
@@ -88,6 +90,8 @@ class Skill(DynamoModel):
     class Meta(DynamoMeta):
         table_suffix = "skills"
 
+    field_choices = {"category": CATEGORIES}
+
     skill_id = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute()
     description = UnicodeAttribute(null=True)
@@ -163,16 +167,10 @@ class Skill(DynamoModel):
         No version bump: an admin page opened before the copies were rewritten still saves.
         """
         s = type(self)
-        try:
-            s._get_connection().update_item(
-                self.skill_id,
-                actions=[s.pending.remove(), s.pending_since.remove()],
-                condition=s.pending_since == pending_since,
-            )
-        except UpdateError as exc:
-            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
-                return False
-            raise
+        actions = [s.pending.remove(), s.pending_since.remove()]
+        condition = s.pending_since == pending_since
+        if s.apply(self.skill_id, actions, condition, bump_version=False) is None:
+            return False
         self.pending = self.pending_since = None
         return True
 
@@ -198,10 +196,31 @@ class Skill(DynamoModel):
         return sum(count for count, _ in answers), all(complete for _, complete in answers)
 
     @classmethod
+    def named_starting(cls, prefix: str, limit: int = 20) -> list[Skill]:
+        """Return up to `limit` skills whose name starts with the prefix, by name.
+
+        One Query per category on gsi_category (name is its sort key), run together: a
+        10,000-skill catalog answers a keystroke with ten small reads, never a Scan.
+        """
+        if not prefix or not limits.keys_fit((prefix,)):
+            return []
+
+        def read(category: str) -> list[Skill]:
+            condition = cls.name.startswith(prefix)
+            return list(cls.gsi_category.query(category, condition, limit=limit))
+
+        found = read_together([partial(read, category) for category in CATEGORIES])
+        return sorted((s for skills in found for s in skills), key=lambda s: s.name)[:limit]
+
+    @classmethod
     def pending_work(cls, kind: str) -> list[Skill]:
         """Return the skills marked with this kind of pending work, oldest first (one Query)."""
         return list(cls.gsi_pending.query(kind))
 
     def written(self, *, created: bool) -> None:
-        """Let holders' copies follow the skill's name and category."""
+        """Announce the save (skill_saved); no receiver rewrites copies here.
+
+        A rename's copies are rewritten by `sync_user_skills --pending` from the marker clean()
+        set, outside the request; the signal is for any app that wants to follow saves.
+        """
         skill_saved.send(sender=type(self), skill=self, created=created)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -32,7 +32,12 @@ def backoff_delay(attempt: int, rng: random.Random | None = None) -> float:
     return (rng or random).uniform(0, ceiling)
 
 
-def _chunks(iterable: Iterable[Any], size: int) -> Iterable[list[Any]]:
+# DynamoDB's limit of actions in one TransactWriteItems.
+TRANSACTION_LIMIT = 100
+
+
+def in_chunks(iterable: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    """Yield lists of up to `size` items, drawing lazily from `iterable`."""
     iterator = iter(iterable)
     while chunk := list(islice(iterator, size)):
         yield chunk
@@ -92,7 +97,7 @@ def batch_put(
 ) -> int:
     """Store items 25 at a time; `prepare` validates, stamps and versions them first."""
     written = 0
-    for chunk in _chunks(items, BATCH_SIZE):
+    for chunk in in_chunks(items, BATCH_SIZE):
         if prepare:
             chunk = [prepare_new(item) for item in chunk]
         write_requests(model, [put_request(item) for item in chunk])
@@ -105,7 +110,7 @@ def batch_put(
 def batch_delete(model: type[DynamoModel], items: Iterable[DynamoModel]) -> int:
     """Delete items 25 at a time by key; return how many were sent."""
     deleted = 0
-    for chunk in _chunks(items, BATCH_SIZE):
+    for chunk in in_chunks(items, BATCH_SIZE):
         write_requests(model, [delete_request(item) for item in chunk])
         deleted += len(chunk)
     return deleted

@@ -19,11 +19,9 @@ from datetime import timedelta
 from typing import Any
 
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.constants import ALL_NEW
-from pynamodb.exceptions import UpdateError
 
 from .exceptions import ConflictError
-from .models import CONDITION_FAILED, DynamoMeta, DynamoModel, utcnow
+from .models import DynamoMeta, DynamoModel, utcnow
 
 WATERMARK_ROUNDS = 5
 
@@ -48,24 +46,11 @@ class Job(DynamoModel):
     lease_until = UTCDateTimeAttribute(null=True)
 
     @classmethod
-    def apply(cls, name: str, actions: list, condition=None) -> Job | None:
-        """Apply one UpdateItem to a job's item; return it, or None when the condition failed."""
+    def apply(cls, name: str, actions: list, condition=None, **kwargs) -> Job | None:
+        """Apply one conditional UpdateItem to a job's item, stamping it; None if refused."""
         now = utcnow()
-        actions = [
-            *actions,
-            cls.created_at.set(cls.created_at | now),
-            cls.updated_at.set(now),
-            cls.version.add(1),
-        ]
-        try:
-            data = cls._get_connection().update_item(
-                name, actions=actions, condition=condition, return_values=ALL_NEW
-            )
-        except UpdateError as exc:
-            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
-                return None
-            raise
-        return cls.from_raw_data(data["Attributes"])
+        stamps = [cls.created_at.set(cls.created_at | now), cls.updated_at.set(now)]
+        return super().apply(name, [*actions, *stamps], condition, **kwargs)
 
 
 def read_watermark(name: str) -> str | None:

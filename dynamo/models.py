@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from pynamodb.attributes import UTCDateTimeAttribute, VersionAttribute
+from pynamodb.constants import ALL_NEW
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
 from pynamodb.models import Model
 
@@ -19,7 +20,14 @@ from .exceptions import AlreadyExists, BadKey, StaleVersion
 
 _M = TypeVar("_M", bound="DynamoModel")
 
+# The error code of a write whose condition failed (a transaction's cancellation reasons say
+# "ConditionalCheckFailed" instead: see dynamo_admin.writes).
 CONDITION_FAILED = "ConditionalCheckFailedException"
+
+
+def condition_failed(exc: Exception) -> bool:
+    """Return whether a PynamoDB write error is a failed condition."""
+    return getattr(exc, "cause_response_code", None) == CONDITION_FAILED
 
 
 def utcnow() -> datetime:
@@ -50,6 +58,10 @@ class DynamoModel(Model):
     model_name: ClassVar[str] = ""
     verbose_name: ClassVar[str] = ""
     verbose_name_plural: ClassVar[str] = ""
+    # The values an attribute may take, by attribute name: its rule and the admin's select.
+    field_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # The model each attribute holding another table's hash key refers to, by attribute name.
+    references: ClassVar[dict[str, type[DynamoModel]]] = {}
 
     created_at = UTCDateTimeAttribute(null=True)
     updated_at = UTCDateTimeAttribute(null=True)
@@ -147,7 +159,12 @@ class DynamoModel(Model):
         self._stored = self.serialize()
 
     def written(self, *, created: bool) -> None:
-        """Follow up a committed write (send signals); a hook every write path runs."""
+        """Follow up a committed write of the whole item (send signals); a hook.
+
+        save() and the admin's transactions (write_together, write_with_history) run it
+        through mark_written; batch_put and an UpdateItem (apply(), update()) do not, so
+        their callers follow up themselves.
+        """
 
     def was_stored_with(self, attribute: str) -> bool:
         """Return whether the item, as last read or written, carried the attribute."""
@@ -174,6 +191,37 @@ class DynamoModel(Model):
             )
         except UpdateError as exc:
             raise _conflict(exc, self.version is None, self) from exc
+
+    @classmethod
+    def apply(
+        cls: type[_M],
+        hash_key: Any,
+        actions: list,
+        condition=None,
+        *,
+        range_key: Any = None,
+        bump_version: bool = True,
+    ) -> _M | None:
+        """Apply a conditional UpdateItem; return the stored item, None if the condition failed.
+
+        It bumps `version` so a stale edit made before it is refused, unless `bump_version` is
+        False (a marker nobody edits, a copy the system keeps in step). Nothing is read first.
+        """
+        if bump_version:
+            actions = [*actions, cls.version.add(1)]
+        try:
+            data = cls._get_connection().update_item(
+                hash_key,
+                range_key=range_key,
+                actions=actions,
+                condition=condition,
+                return_values=ALL_NEW,
+            )
+        except UpdateError as exc:
+            if condition_failed(exc):
+                return None
+            raise
+        return cls.from_raw_data(data["Attributes"])
 
     @classmethod
     def _get_connection(cls):
@@ -240,7 +288,7 @@ class DynamoModel(Model):
 
 
 def _conflict(exc: Exception, is_new: bool, item: DynamoModel) -> Exception:
-    if getattr(exc, "cause_response_code", None) != CONDITION_FAILED:
+    if not condition_failed(exc):
         return exc
     if is_new:
         return AlreadyExists(f"A {item.verbose_name} with the key {item} already exists.")

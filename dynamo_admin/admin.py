@@ -1,5 +1,11 @@
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.admin import display
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
 from .decorators import register
 from .models import AdminLog
 from .options import DynamoModelAdmin
@@ -9,14 +15,38 @@ from .options import DynamoModelAdmin
 class AdminLogAdmin(DynamoModelAdmin):
     """The change log, read-only: entries are written by the admin's own views."""
 
-    list_display = ("object_key", "logged_at", "action", "user", "object_repr")
+    list_display = ("logged_at", "object_link", "action_label", "user", "change_message")
     search_fields = ("=object_key",)
+    date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
 
     def get_object(self, request, object_id: str) -> AdminLog | None:
         # Viewing the log is not viewing the logged items: their values need that model's view.
         entry = super().get_object(request, object_id)
         return entry.values_hidden_from(request.user) if entry is not None else None
+
+    def value_for(self, item: AdminLog, name: Any) -> Any:
+        if name == "logged_at":
+            return item.logged_time  # shown in the admin's time zone, not as the stored key
+        return super().value_for(item, name)
+
+    def label_for(self, name: Any) -> str:
+        return _("Date/time") if name == "logged_at" else super().label_for(name)
+
+    @display(description=_("object"))
+    def object_link(self, entry: AdminLog) -> str:
+        """Name the logged item, linking to its change page while it has one."""
+        label = f"{entry.model_verbose_name}: {entry.object_repr or entry.object_key}"
+        url = entry.get_admin_url()
+        return format_html('<a href="{}">{}</a>', url, label) if url else label
+
+    @display(description=_("action"))
+    def action_label(self, entry: AdminLog) -> str:
+        return entry.action_label
+
+    @display(description=_("change message"))
+    def change_message(self, entry: AdminLog) -> str:
+        return entry.get_change_message()
 
     def has_add_permission(self, request) -> bool:
         return False

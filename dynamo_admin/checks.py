@@ -17,13 +17,24 @@ def _error(model_admin: DynamoModelAdmin, message: str, hint: str, number: int) 
     return checks.Error(message, hint=hint, obj=type(model_admin), id=f"dynamo_admin.E{number:03d}")
 
 
+class DynamoModelAdminChecks:
+    """A DynamoModelAdmin's checks_class, as Django's ModelAdminChecks: check(admin_obj)."""
+
+    def check(self, admin_obj: DynamoModelAdmin, **kwargs: Any) -> list[checks.CheckMessage]:
+        return check_model_admin(admin_obj)
+
+
 def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage]:
     """Return every misconfiguration of one registration."""
+    inlines = [inline(model_admin.model, model_admin.admin_site) for inline in model_admin.inlines]
     return [
+        *[error for inline in inlines for error in check_autocomplete_fields(inline)],
         *check_list_filter(model_admin),
         *check_search_fields(model_admin),
         *check_date_hierarchy(model_admin),
         *check_ordering(model_admin),
+        *check_ordering_is_served(model_admin),
+        *check_autocomplete_fields(model_admin),
         *check_list_display(model_admin),
         *check_fields(model_admin),
         *check_inlines(model_admin),
@@ -106,11 +117,17 @@ def check_date_hierarchy(model_admin) -> list[checks.CheckMessage]:
     return []
 
 
-def check_ordering(model_admin) -> list[checks.CheckMessage]:
-    model = model_admin.model
+def sort_keys(model) -> set[str]:
+    """Return the table's and the indexes' first sort keys."""
     sortable = set(model.key_attribute_names()[1:])
     for index in indexes_of(model).values():
         sortable.update(index.range_key_names()[:1])
+    return sortable
+
+
+def check_ordering(model_admin) -> list[checks.CheckMessage]:
+    model = model_admin.model
+    sortable = sort_keys(model)
     return [
         _error(
             model_admin,
@@ -121,6 +138,61 @@ def check_ordering(model_admin) -> list[checks.CheckMessage]:
         )
         for entry in model_admin.ordering
         if entry.lstrip("-") not in sortable
+    ]
+
+
+def served_orders(model_admin) -> set[str]:
+    """Return the attributes this admin's reads list by: whole-table, filters, search, months."""
+    from .views.changelist import ordered_reads
+
+    model = model_admin.model
+    served = set(ordered_reads(model_admin, None))
+    for entry in model_admin.list_filter:
+        filter_class = filter_class_for(model, entry)
+        if filter_class is not None:
+            served.update(filter_class.sort_keys(model))
+    if model_admin.search_fields:
+        served.update(model.key_attribute_names()[1:])
+    date_index = model_admin.get_date_hierarchy_index(None)
+    if date_index is not None:
+        served.update(date_index.range_key_names()[:1])
+    return served
+
+
+def check_ordering_is_served(model_admin) -> list[checks.CheckMessage]:
+    """Refuse an ordering entry none of this admin's reads lists by (it would need a Scan)."""
+    model = model_admin.model
+    served = served_orders(model_admin)
+    return [
+        _error(
+            model_admin,
+            f"ordering entry {entry!r}: no read of this admin lists {model.__name__} by it.",
+            "Order the whole listing by an index partitioned by an attribute with "
+            "field_choices (its partitions are merged) or by the date_hierarchy index's sort "
+            "key (newest first), or add a list_filter or search whose index is sorted by it. "
+            f"Served here: {', '.join(sorted(served)) or 'nothing'}.",
+            10,
+        )
+        for entry in model_admin.ordering
+        # An entry that is no sort key at all is E005's to report.
+        if entry.lstrip("-") not in served and entry.lstrip("-") in sort_keys(model)
+    ]
+
+
+def check_autocomplete_fields(admin) -> list[checks.CheckMessage]:
+    """Refuse an autocomplete field that names no other table (the model's `references`)."""
+    references = admin.model.references
+    return [
+        _error(
+            admin,
+            f"autocomplete_fields entry {name!r} is not one of {admin.model.__name__}'s "
+            "references to another table.",
+            f"Name it in {admin.model.__name__}.references ({{attribute: model}}) and register "
+            "that model's admin; its get_autocomplete_results answers the widget.",
+            11,
+        )
+        for name in admin.autocomplete_fields
+        if name not in references
     ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -11,18 +13,30 @@ from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
 from .models import DELETION, AdminLog, object_key_for
-from .writes import MAX_TRANSACTION_ITEMS
+from .writes import CANCELLED_BY_CONDITION, MAX_TRANSACTION_ITEMS
 
 
-def delete_with_related(item: DynamoModel, related: list[DynamoModel], actor: str) -> None:
+def delete_with_related(
+    item: DynamoModel,
+    related: list[DynamoModel],
+    actor: str,
+    log_deletion: Callable[[DynamoModel], AdminLog] | None = None,
+) -> None:
     """Delete item (if its stored version is item.version) and the related items together.
 
     Each deleted item gets its history entry in the same transaction, from `actor`. Up to 49
     related items go in the transaction (two actions each, of DynamoDB's 100). Beyond that, the
     item's conditional delete and its entry go first and the related items follow in batches:
     a run that dies half-way leaves only orphans that the same cascade (or the gardener)
-    removes. Then every logged value of the deleted items is forgotten.
+    removes. Then every logged value of the deleted items is forgotten. `log_deletion` makes
+    each entry (the admin's hook); by default one from `actor`.
     """
+
+    def entry(deleted: DynamoModel) -> AdminLog:
+        if log_deletion is not None:
+            return log_deletion(deleted)
+        return AdminLog.entry_for(deleted, DELETION, actor)
+
     together = related if len(related) < MAX_TRANSACTION_ITEMS else []
     connection = type(item)._get_connection().connection  # metered like every other call
     try:
@@ -31,10 +45,10 @@ def delete_with_related(item: DynamoModel, related: list[DynamoModel], actor: st
                 transaction.delete(child, add_version_condition=False)
             transaction.delete(item)
             for deleted in (*together, item):
-                transaction.save(AdminLog.entry_for(deleted, DELETION, actor))
+                transaction.save(entry(deleted))
     except TransactWriteError as exc:
         reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
-        if any(r.code == "ConditionalCheckFailed" for r in reasons):
+        if any(r.code == CANCELLED_BY_CONDITION for r in reasons):
             message = _(
                 "Someone else changed or deleted this %(name)s (%(item)s) since the page was "
                 "shown; nothing was deleted."
@@ -47,6 +61,6 @@ def delete_with_related(item: DynamoModel, related: list[DynamoModel], actor: st
             by_model.setdefault(type(child), []).append(child)
         for model, children in by_model.items():
             batch_delete(model, children)
-        batch_put(AdminLog, [AdminLog.entry_for(child, DELETION, actor) for child in related])
+        batch_put(AdminLog, [entry(child) for child in related])
     for deleted in (item, *related):
         AdminLog.forget(object_key_for(deleted))

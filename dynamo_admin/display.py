@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.admin.utils import display_for_value
-from django.contrib.auth.hashers import identify_hasher
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, identify_hasher
 from django.utils import timezone
 from django.utils.formats import localize
 from django.utils.translation import gettext
@@ -60,6 +60,8 @@ def display(value: Any, empty_value_display: str) -> str:
 
 def masked(value: Any) -> str:
     """Return a secret as Django's ReadOnlyPasswordHashWidget shows a hash: a masked summary."""
+    if not value or str(value).startswith(UNUSABLE_PASSWORD_PREFIX):
+        return gettext("No password set.")  # Django's words for an unusable password
     try:
         summary = identify_hasher(str(value)).safe_summary(str(value))
     except ValueError:

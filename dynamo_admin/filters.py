@@ -118,6 +118,12 @@ class ListFilter:
     def index(self) -> GlobalIndex:
         return indexes_of(self.model)[self.index_name]
 
+    @classmethod
+    def sort_keys(cls, model: type[DynamoModel]) -> list[str]:
+        """Return the attributes the filter's reads list by (its index's first sort key)."""
+        index = indexes_of(model).get(cls.index_name)
+        return index.range_key_names()[:1] if index is not None else []
+
     def source(self, value: str) -> Source:
         """Return the read that lists the items of the chosen value (Django's queryset())."""
         raise NotImplementedError

@@ -8,7 +8,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.contrib.admin import widgets
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.utils.translation import gettext as _
 from pynamodb.attributes import (
     Attribute,
@@ -31,7 +32,13 @@ VERSION_FIELD = "_version"
 
 
 class NumberField(forms.CharField):
-    """A DynamoDB number: whole numbers stay int, others float, digits shown exactly."""
+    """A DynamoDB number: whole numbers stay int, others float, digits shown exactly.
+
+    A number input, as Django's admin gives integer and decimal fields; `step="any"` because
+    an attribute may hold either, and the digits are checked here, not by the browser.
+    """
+
+    widget = forms.NumberInput(attrs={"step": "any", "class": "vIntegerField"})
 
     def prepare_value(self, value: Any) -> Any:
         return number_text(value) if isinstance(value, int | float | Decimal) else value
@@ -76,12 +83,26 @@ class SetField(forms.CharField):
         return lines
 
 
-class DateTimeField(forms.DateTimeField):
-    """A UTC datetime, entered and shown in the admin's time zone, stored in UTC."""
+class DateTimeField(forms.SplitDateTimeField):
+    """A UTC datetime in Django's admin date and time inputs, with its calendar and clock.
 
-    def to_python(self, value: Any):
-        result = super().to_python(value)
+    Entered and shown in the admin's time zone (DateTimeShortcuts.js notes when the browser's
+    differs), stored in UTC.
+    """
+
+    widget = widgets.AdminSplitDateTime
+
+    def compress(self, data_list):
+        result = super().compress(data_list)
         return result.astimezone(UTC) if result is not None else None
+
+
+class ChoiceField(forms.TypedChoiceField):
+    """One of the model's choices for the attribute, as a select with an empty first option."""
+
+    def __init__(self, *, choices: tuple[str, ...], **kwargs: Any) -> None:
+        options = [("", "---------"), *((value, value) for value in choices)]
+        super().__init__(choices=options, empty_value=None, **kwargs)
 
 
 class JSONValueField(forms.JSONField):
@@ -104,14 +125,22 @@ class JSONValueField(forms.JSONField):
         return result
 
 
-def formfield_for(name: str, attribute: Attribute, **kwargs: Any) -> forms.Field:
-    """Return the form field that edits one attribute, chosen by its type; kwargs override."""
+def formfield_for(
+    name: str, attribute: Attribute, *, choices: tuple[str, ...] | None = None, **kwargs: Any
+) -> forms.Field:
+    """Return the form field that edits one attribute, chosen by its type; kwargs override.
+
+    With `choices` (the model's `field_choices`) it is a select, as Django's admin gives a
+    field with choices.
+    """
     required = not attribute.null and not isinstance(
         attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute
     )
     common = {"required": required, "label": name.replace("_", " ").capitalize(), **kwargs}
+    if choices:
+        return ChoiceField(choices=choices, **common)
     if isinstance(attribute, UTCDateTimeAttribute):
-        return DateTimeField(**{"help_text": _("Time in the admin's time zone."), **common})
+        return DateTimeField(**common)
     if isinstance(attribute, BooleanAttribute):
         return forms.BooleanField(**{**common, "required": False})
     if isinstance(attribute, NumberAttribute):
@@ -180,11 +209,20 @@ class ItemForm(forms.Form):
         return changes
 
     def add_model_errors(self, error: ValidationError) -> None:
-        """Show the model's validation errors on their fields, others above the form."""
-        for name, messages in error.message_dict.items():
+        """Show the model's validation errors on their fields, others above the form.
+
+        An error on a field the user cannot edit (a copy derived from another field, such as a
+        user-skill's skill name) is left out when an editable field has one: mending that one
+        mends the other, and a message about a read-only column only confuses.
+        """
+        messages_by_name = error.message_dict
+        editable = [name for name in messages_by_name if name in self.fields]
+        for name, messages in messages_by_name.items():
             if name in self.fields:
                 self.add_error(name, messages)
-            else:
+            elif name == NON_FIELD_ERRORS:
+                self.add_error(None, messages)
+            elif not editable:
                 label = name.replace("_", " ").capitalize()
                 self.add_error(None, [f"{label}: {m}" for m in messages])
 

@@ -9,6 +9,7 @@ value up on a Django model instance, which a PynamoDB item is not.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.forms.formsets import DELETION_FIELD_NAME
 from django.template.defaultfilters import linebreaksbr
 from django.utils.html import conditional_escape
+from django.utils.text import capfirst
+from django.utils.translation import gettext
 
 from dynamo.models import DynamoModel
 
@@ -180,10 +183,29 @@ class InlineAdminFormSet:
         self.has_delete_permission = inline_formset.can_delete
 
     def __iter__(self) -> Iterator[InlineAdminForm]:
+        """Yield each row, then (with the add permission) the empty row inlines.js copies."""
         items = self.inline_formset.items
         for form in self.formset.forms:
             original = items.get(form.stored_key)
             yield InlineAdminForm(self.formset, form, self.fieldsets, self.opts, original)
+        if self.has_add_permission:
+            empty = self.formset.empty_form
+            yield InlineAdminForm(self.formset, empty, self.fieldsets, self.opts, None)
+
+    def inline_formset_data(self) -> str:
+        """Return the JSON inlines.js reads: the formset's prefix and its link texts."""
+        return json.dumps(
+            {
+                "name": f"#{self.formset.prefix}",
+                "options": {
+                    "prefix": self.formset.prefix,
+                    # Django's own msgids, so its translations apply.
+                    "addText": gettext("Add another %(verbose_name)s")
+                    % {"verbose_name": capfirst(self.opts.model.verbose_name)},
+                    "deleteText": gettext("Remove"),
+                },
+            }
+        )
 
     def fields(self) -> Iterator[dict[str, Any]]:
         """Yield each column's name, label and whether it is required, in the fields' order."""
@@ -202,4 +224,4 @@ class InlineAdminFormSet:
 
     @property
     def media(self) -> forms.Media:
-        return self.formset.media
+        return self.opts.media + self.formset.media

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
 from dynamo.models import DynamoModel
@@ -46,7 +47,10 @@ class InlineItemForm(ItemForm):
 class InlineFormSet:
     """The formset of one inline on one parent: built from its items, written with the page."""
 
-    def __init__(self, inline: DynamoInline, request, parent: DynamoModel, items, data=None):
+    def __init__(
+        self, inline: DynamoInline, request, parent: DynamoModel | None, items, data=None
+    ) -> None:
+        """Build the rows of a stored parent's items, or of a parent being added (None)."""
         self.inline = inline
         self.request = request
         self.parent = parent
@@ -75,14 +79,16 @@ class InlineFormSet:
                 "can_change_stored": self.can_change,
             },
         )
-        room = None if inline.max_num is None else max(0, inline.max_num - len(self.items))
-        extra = min(inline.extra, room) if room is not None else inline.extra
+        # Django's options: `extra` blank rows, at least `min_num` rows (those must be filled),
+        # at most `max_num`; the formset caps the extra rows at max_num as Django's does.
+        max_num = inline.get_max_num(request, parent)
         factory = formset_factory(
             form_class,
-            extra=extra if self.can_add else 0,
+            extra=inline.get_extra(request, parent) if self.can_add else 0,
+            min_num=inline.get_min_num(request, parent) if self.can_add else 0,
             can_delete=self.can_delete,
-            max_num=inline.max_num,
-            validate_max=inline.max_num is not None,
+            max_num=max_num,
+            validate_max=max_num is not None,
         )
         initial = []
         for oid in shown:
@@ -105,7 +111,7 @@ class InlineFormSet:
 
         Its write is conditional on the version the page showed, so it fails as stale.
         """
-        key = key_values(self.inline.model, oid) if oid else None
+        key = key_values(self.inline.model, oid) if oid and self.parent is not None else None
         if key is None or key[0] != self.inline.parent_key(self.parent):
             return None  # not a row of this parent: the form counts as a new row
         return self.inline.model(*key)
@@ -113,8 +119,21 @@ class InlineFormSet:
     def is_valid(self) -> bool:
         return self.formset.is_valid()
 
-    def pending(self) -> list[Write]:
-        """Return the rows to write: each added, changed or deleted item with its form."""
+    def prepare_rows(self, request) -> None:
+        """Set what each row's form does not edit (the inline's prepare_item) before the write."""
+        for write in getattr(self, "writes", []):
+            if write.action == DELETION:
+                continue
+            try:
+                self.inline.prepare_item(request, write.item, write.form, write.action == CHANGE)
+            except ValidationError as exc:
+                write.form.add_model_errors(exc)
+
+    def pending(self, parent: DynamoModel) -> list[Write]:
+        """Return the rows to write: each added, changed or deleted item with its form.
+
+        `parent` is the page's item as it will be written (on an add page, the new one).
+        """
         writes = []
         for form in self.formset.forms:
             stored = self.items.get(form.stored_key)
@@ -130,10 +149,11 @@ class InlineFormSet:
             # only with the inline model's add or change permission, as in Django's inlines.
             if not (self.can_change if form.stored_key else self.can_add):
                 continue
-            item = stored or self.inline.new_item(self.parent)
+            item = stored or self.inline.new_item(parent)
             if stored is not None:
                 form.apply_version(item)
             changes = form.apply_to(item)
             action = CHANGE if stored else ADDITION
             writes.append(Write(self.inline, form, item, action, changes, gone=gone))
+        self.writes = writes
         return writes

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
-from django.utils.text import capfirst
+from django.utils.text import capfirst, get_text_list
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from pynamodb.attributes import JSONAttribute, UnicodeAttribute
 
@@ -78,6 +79,21 @@ class ActorIndex(GlobalIndex):
     logged_at = UnicodeAttribute(range_key=True)
 
 
+class LoggedMonthIndex(GlobalIndex):
+    """Every entry of one month (`YYYY-MM`, UTC) by time: the log listing, newest first.
+
+    The table's partitions are items, so no read of it gives the whole log in time order; a
+    month partition gives it one Query per month walked.
+    """
+
+    class Meta:
+        index_name = "gsi_logged_month"
+        projection = AllProjection()
+
+    logged_month = UnicodeAttribute(hash_key=True)
+    logged_at = UnicodeAttribute(range_key=True)
+
+
 class AdminLog(DynamoModel):
     """One add, change or delete made through the admin."""
 
@@ -97,8 +113,10 @@ class AdminLog(DynamoModel):
     user = UnicodeAttribute()
     object_repr = UnicodeAttribute(null=True)
     changes = JSONAttribute(null=True)
+    logged_month = UnicodeAttribute(null=True)
 
     gsi_user_logged_at = ActorIndex()
+    gsi_logged_month = LoggedMonthIndex()
 
     @classmethod
     def entry_for(
@@ -118,6 +136,7 @@ class AdminLog(DynamoModel):
             user=user,
             object_repr=str(item)[:200],
             changes=loggable_changes(item, changes),
+            logged_month=when.astimezone(UTC).strftime("%Y-%m"),
         )
         entry.stamp()
         return entry
@@ -177,6 +196,23 @@ class AdminLog(DynamoModel):
 
     def is_addition(self) -> bool:
         return self.action == ADDITION
+
+    @property
+    def action_label(self) -> str:
+        """Return the action as Django's LogEntry shows its flag: Addition, Change, Deletion."""
+        labels = {ADDITION: gettext("Addition"), CHANGE: gettext("Change")}
+        return labels.get(self.action, gettext("Deletion"))
+
+    def get_change_message(self) -> str:
+        """Return the entry in Django's words: "Added.", "Changed name and category.", …"""
+        if self.action == ADDITION:
+            return gettext("Added.")
+        if self.action == DELETION:
+            return gettext("Deleted.")
+        fields = [name.replace("_", " ") for name in self.changes or {}]
+        if not fields:
+            return gettext("No fields changed.")
+        return gettext("Changed {fields}.").format(fields=get_text_list(fields, gettext("and")))
 
     def is_change(self) -> bool:
         return self.action == CHANGE

@@ -8,12 +8,14 @@ from typing import Any
 
 from django import forms
 from django.apps import apps
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
 from django.core.exceptions import PermissionDenied
 from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
@@ -24,12 +26,13 @@ from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
+from .autocomplete import DynamoAutocompleteSelect
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
 from .forms import ItemForm, formfield_for, item_form_class
 from .keys import key_values, object_id
-from .models import secret_fields
+from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .views import change, changelist, delete, history
 
@@ -55,13 +58,21 @@ class ModelOpts:
     swapped = None
     is_composite_pk = False
 
-    def __init__(self, model: type[DynamoModel]) -> None:
+    def __init__(self, model: type[DynamoModel], admin_class: type | None = None) -> None:
         self.model = model
         self.app_label = model.app_label
         self.model_name = model.model_name
         self.object_name = model.__name__
-        self.verbose_name = model.verbose_name
-        self.verbose_name_plural = model.verbose_name_plural
+        # The admin may name the model its own way (learners beside Django's users); its app
+        # label and model name, hence its URLs and permissions, stay the model's.
+        self.verbose_name = getattr(admin_class, "verbose_name", None) or model.verbose_name
+        self.verbose_name_plural = (
+            getattr(admin_class, "verbose_name_plural", None)
+            or (
+                f"{admin_class.verbose_name}s" if getattr(admin_class, "verbose_name", None) else ""
+            )
+            or model.verbose_name_plural
+        )
 
     @property
     def app_config(self):
@@ -81,6 +92,8 @@ class BaseDynamoAdmin:
     empty_value_display = "-"
     # Form field options by attribute class, as Django's formfield_overrides by field class.
     formfield_overrides: dict[type[Attribute], dict[str, Any]] = {}
+    # References (the model's `references`) edited through Django's autocomplete select.
+    autocomplete_fields: Sequence[str] = ()
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
@@ -109,12 +122,36 @@ class BaseDynamoAdmin:
         return names
 
     def formfield_for_dbfield(self, db_field: Attribute, request, **kwargs: Any) -> forms.Field:
-        """Return the form field of one attribute: by its type, formfield_overrides, kwargs."""
+        """Return the form field of one attribute: by its type, formfield_overrides, kwargs.
+
+        As Django's: an attribute with choices is a select (formfield_for_choice_field), one
+        in `autocomplete_fields` Django's autocomplete select.
+        """
+        name = attribute_name(self.model, db_field)
+        if self.model.field_choices.get(name):
+            return self.formfield_for_choice_field(db_field, request, **kwargs)
+        if name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
+            kwargs["widget"] = DynamoAutocompleteSelect(self.model, name, self.admin_site)
         for attribute_class in type(db_field).__mro__:
             if attribute_class in self.formfield_overrides:
                 kwargs = {**self.formfield_overrides[attribute_class], **kwargs}
                 break
-        return formfield_for(attribute_name(self.model, db_field), db_field, **kwargs)
+        return formfield_for(name, db_field, **kwargs)
+
+    def formfield_for_choice_field(self, db_field: Attribute, request, **kwargs: Any):
+        """Return the select of an attribute with choices, from the model's `field_choices`."""
+        name = attribute_name(self.model, db_field)
+        return formfield_for(name, db_field, choices=self.model.field_choices[name], **kwargs)
+
+    def get_autocomplete_fields(self, request) -> Sequence[str]:
+        return self.autocomplete_fields
+
+    @property
+    def media(self) -> forms.Media:
+        """Return Django's admin scripts every change form loads (jQuery, core.js)."""
+        extra = "" if settings.DEBUG else ".min"
+        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "core.js"]
+        return forms.Media(js=[f"admin/js/{name}" for name in js])
 
     def form_class_for(self, request, names: list[str]) -> type[ItemForm]:
         """Return a form class over these attributes, each field from formfield_for_dbfield."""
@@ -152,7 +189,7 @@ class BaseDynamoAdmin:
         value = getattr(item, name, None)
         if callable(value):
             return value()
-        return masked(value) if name in secret_fields(item) and value else value
+        return masked(value) if name in secret_fields(item) else value
 
     def empty_value_for(self, name: str | Callable) -> str:
         """Return the empty-value text of a field: its own `empty_value_display` first."""
@@ -204,6 +241,10 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     actions_on_bottom = False
     actions_selection_counter = True
 
+    # What the admin's pages, index and sidebar call the model (default: its own names).
+    verbose_name: str | None = None
+    verbose_name_plural: str | None = None
+
     change_list_template: str | None = None
     change_form_template: str | None = None
     delete_confirmation_template: str | None = None
@@ -212,7 +253,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def __init__(self, model: type[DynamoModel], admin_site) -> None:
         self.model = model
         self.admin_site = admin_site
-        self.opts = ModelOpts(model)
+        self.opts = ModelOpts(model, type(self))
 
     def __str__(self) -> str:
         return f"{type(self).__module__}.{type(self).__name__}"
@@ -300,11 +341,35 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         """
         self.prepare_item(request, obj, form, change)
 
+    def save_related(self, request, form, formsets, change: bool) -> None:
+        """Prepare each inline row for the page's one transaction; nothing is written here.
+
+        Django's hook saves the inline formsets; here the rows go out with the item after it,
+        so this sets what each row's form does not (the inline's prepare_item) and shows a
+        ValidationError on the row it concerns.
+        """
+        for formset in formsets:
+            formset.prepare_rows(request)
+
     def delete_model(self, request, obj: DynamoModel) -> None:
         """Delete obj on the version it holds, with its related items and history entries."""
         delete_with_related(
-            obj, self.get_related_items(request, obj), actor=request.user.get_username()
+            obj,
+            self.get_related_items(request, obj),
+            actor=request.user.get_username(),
+            log_deletion=lambda item: self.log_deletion(request, item, str(item)),
         )
+
+    # The history entries, with Django's names: each returns the entry written in the same
+    # transaction as the change it records; `message` is {attribute: [old, new]}.
+    def log_addition(self, request, obj: DynamoModel, message) -> AdminLog:
+        return AdminLog.entry_for(obj, ADDITION, request.user.get_username(), message)
+
+    def log_change(self, request, obj: DynamoModel, message) -> AdminLog:
+        return AdminLog.entry_for(obj, CHANGE, request.user.get_username(), message)
+
+    def log_deletion(self, request, obj: DynamoModel, object_repr: str) -> AdminLog:
+        return AdminLog.entry_for(obj, DELETION, request.user.get_username())
 
     def message_user(
         self, request, message, level=messages.INFO, extra_tags="", fail_silently=False
@@ -328,7 +393,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         return self._response_after_save(request, obj, adding=False)
 
     def _response_after_save(self, request, obj, *, adding: bool, continue_url=None):
-        names = {"name": obj.verbose_name, "obj": str(obj)}
+        names = {"name": self.opts.verbose_name, "obj": str(obj)}
         if "_continue" in request.POST:
             message = (
                 _("The {name} “{obj}” was added successfully.")
@@ -360,7 +425,7 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     # --- columns --------------------------------------------------------------------------
     def column_header(self, name: str | Callable) -> str:
         if name == "__str__":
-            return capfirst(self.model.verbose_name)
+            return capfirst(self.opts.verbose_name)
         return self.label_for(name)
 
     # --- permissions ----------------------------------------------------------------------
@@ -393,6 +458,22 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def get_object(self, request, object_id: str) -> DynamoModel | None:
         """Return the stored item an object id names (one GetItem), or None."""
         return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
+
+    def get_autocomplete_results(self, request, term: str) -> list[DynamoModel]:
+        """Return the items an autocomplete term names: by default the item keyed by it.
+
+        A model with a better lookup (the catalog: names starting with the term) overrides
+        it; a Scan never answers a keystroke.
+        """
+        if not term or len(self.model.key_attribute_names()) != 1:
+            return []
+        values = key_values(self.model, term)
+        item = self.model.get_or_none(*values) if values is not None else None
+        return [item] if item is not None else []
+
+    def autocomplete_label(self, item: DynamoModel) -> str:
+        """Return the text an autocomplete result shows."""
+        return str(item)
 
     def get_related_items(self, request, obj: DynamoModel) -> list[DynamoModel]:
         """Return the items deleted together with obj: its inlines' items, seen or not."""
@@ -434,15 +515,34 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def url_for(self, view: str, *args: Any) -> str:
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
 
-    # --- views ----------------------------------------------------------------------------
+    # --- views, with Django's names and signatures ---------------------------------------
+    def get_changelist(self, request, **kwargs):
+        """Return the ChangeList class for use on the changelist page."""
+        return changelist.ChangeList
+
+    def get_changelist_instance(self, request):
+        """Return the ChangeList of this request (raises BadQuery for a bad query string)."""
+        changelist_class = self.get_changelist(request)
+        return changelist_class(request, self)
+
     def changelist_view(self, request, extra_context=None):
         return changelist.changelist_view(self, request, extra_context)
 
-    def add_view(self, request, extra_context=None):
-        return change.changeform_view(self, request, None, extra_context)
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return change.changeform_view(self, request, object_id, form_url, extra_context)
 
-    def change_view(self, request, object_id: str, extra_context=None):
-        return change.changeform_view(self, request, object_id, extra_context)
+    def add_view(self, request, form_url="", extra_context=None):
+        return self.changeform_view(request, None, form_url, extra_context)
+
+    def change_view(self, request, object_id: str, form_url="", extra_context=None):
+        return self.changeform_view(request, object_id, form_url, extra_context)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        """Render the add or change page from its context, as Django's hook does."""
+        context.update({"add": add, "change": change, "form_url": form_url})
+        request.current_app = self.admin_site.name
+        template = self.templates("change_form.html", self.change_form_template)
+        return TemplateResponse(request, template, context)
 
     def raw_view(self, request, object_id: str):
         return change.raw_view(self, request, object_id)
@@ -476,10 +576,15 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         app, model = self.model.app_label, self.model.model_name
         return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
 
-    def check(self, **kwargs: Any) -> list:
-        from .checks import check_model_admin
+    @property
+    def checks_class(self):
+        """Return the class whose check(admin) runs this registration's system checks."""
+        from .checks import DynamoModelAdminChecks
 
-        return check_model_admin(self)
+        return DynamoModelAdminChecks
+
+    def check(self, **kwargs: Any) -> list:
+        return self.checks_class().check(self, **kwargs)
 
 
 class DynamoInline(BaseDynamoAdmin):
@@ -492,6 +597,7 @@ class DynamoInline(BaseDynamoAdmin):
 
     fk_name = ""
     extra = 1
+    min_num = 0
     max_num: int | None = None
     can_delete = True
     template = "dynamo_admin/edit_inline/tabular.html"
@@ -512,6 +618,23 @@ class DynamoInline(BaseDynamoAdmin):
 
     def title(self) -> str:
         return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+
+    # Django's hooks for the number of rows.
+    def get_extra(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int:
+        return self.extra
+
+    def get_min_num(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int:
+        return self.min_num
+
+    def get_max_num(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int | None:
+        return self.max_num
+
+    @property
+    def media(self) -> forms.Media:
+        """Return Django's inline scripts: inlines.js adds and removes rows."""
+        extra = "" if settings.DEBUG else ".min"
+        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "inlines.js"]
+        return forms.Media(js=[f"admin/js/{name}" for name in js])
 
     def parent_key(self, parent: DynamoModel) -> Any:
         return parent.pk[0]

@@ -40,13 +40,22 @@ class DynamoAdminSite(AdminSite):
             super().register(django_models, admin_class, **options)
         dynamo_models = [m for m in models if issubclass(m, DynamoModel)]
         for model in dynamo_models:
-            model._meta = ModelOpts(model)
+            model._meta = ModelOpts(model, admin_class)
         if dynamo_models:
             super().register(dynamo_models, admin_class or DynamoModelAdmin, **options)
 
     def unregister(self, model_or_iterable) -> None:
         models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
         super().unregister(list(models))
+
+    def autocomplete_view(self, request):
+        """Answer Django's autocomplete widget; for a DynamoDB model's reference, by Query."""
+        from .autocomplete import autocomplete_view, dynamo_model_named
+
+        names = (request.GET.get("app_label"), request.GET.get("model_name"))
+        if dynamo_model_named(self, *names) is None:
+            return super().autocomplete_view(request)
+        return autocomplete_view(self, request)
 
     # --- index -------------------------------------------------------------------------
     def index(self, request, extra_context=None):

@@ -1,8 +1,11 @@
-"""The one DynamoDB read behind a changelist page: a limited Scan, a Query or a GetItem."""
+"""The DynamoDB reads behind a changelist page: a limited Scan, a Query or a GetItem, or an
+index read in its sort order across partitions (merged, or month by month)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -151,3 +154,149 @@ class GetItem(Source):
 
     def scope(self, forward: bool) -> str:
         return f"get:{self.key!r}"
+
+
+def index_key(index: GlobalIndex, item: DynamoModel) -> Key:
+    """Return the item's key in an index (the table's keys and the index's), as DynamoDB's."""
+    attributes = type(item).get_attributes()
+    names = [*type(item).key_attribute_names()]
+    names += [n for n in index.hash_key_names() + index.range_key_names() if n not in names]
+    key = {}
+    for name in names:
+        attribute = attributes[name]
+        key[attribute.attr_name] = {attribute.attr_type: attribute.serialize(getattr(item, name))}
+    return key
+
+
+def key_value(model: type[DynamoModel], key: Key, name: str) -> Any:
+    """Return one attribute's value from a DynamoDB key (a cursor's start)."""
+    attribute = model.get_attributes()[name]
+    return attribute.deserialize(attribute.get_value(key[attribute.attr_name]))
+
+
+@dataclass
+class PartitionMerge(Source):
+    """Every partition of an index with few, known partition values, merged in sort-key order.
+
+    The catalog's skills by name: one Query per category (gsi_category), run together, each
+    starting at the previous page's last name; ties on the name go by the table's key.
+    """
+
+    index: GlobalIndex
+    partitions: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        sort_key = self.sort_keys[0]
+        attribute = getattr(model, sort_key)
+        hash_name = model.key_attribute_names()[0]
+        after = None
+        condition = None
+        if start:
+            after = (key_value(model, start, sort_key), key_value(model, start, hash_name))
+            condition = attribute >= after[0] if forward else attribute <= after[0]
+
+        def read(partition: Any) -> list[DynamoModel]:
+            # One more than a page, and the items tied with the last one, which are skipped.
+            query = self.index.query(
+                partition, condition, scan_index_forward=forward, limit=per_page + 2
+            )
+            return list(query)
+
+        def order(item: DynamoModel) -> tuple[Any, Any]:
+            return (getattr(item, sort_key), getattr(item, hash_name))
+
+        found = [
+            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
+        ]
+        if after is not None:
+            found = [i for i in found if (order(i) > after if forward else order(i) < after)]
+        found.sort(key=order, reverse=not forward)
+        items = found[:per_page]
+        more = len(found) > per_page
+        return Page(items, index_key(self.index, items[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
+
+
+# A walk back through months ends after this many months without a sign-up in a row.
+EMPTY_MONTHS_ENDING_A_WALK = 12
+# After two empty months in a row, this many earlier months are read at once.
+MONTHS_READ_TOGETHER = 6
+
+
+@dataclass
+class MonthWalk(Source):
+    """A month-partitioned index (`YYYY-MM`, the date hierarchy's) newest first, month by month.
+
+    One Query per month read: a page of 50 newest users is one call when the month holds 50,
+    a few across quiet months (read together). The walk ends after a year without a sign-up.
+    """
+
+    index: GlobalIndex
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=False) -> Page:
+        from django.utils import timezone
+
+        from dynamo.parallel import read_together
+
+        month_name = self.index.hash_key_names()[0]
+        if start:
+            month = key_value(model, start, month_name)
+        else:
+            month = timezone.now().astimezone(UTC).strftime("%Y-%m")
+
+        def read(month: str, start: Key | None, limit: int) -> tuple[list, Key | None]:
+            query = self.index.query(
+                month, scan_index_forward=False, limit=limit, last_evaluated_key=start
+            )
+            return list(query), query.last_evaluated_key
+
+        items: list[DynamoModel] = []
+        empty, batch = 0, 1
+        while len(items) <= per_page and empty < EMPTY_MONTHS_ENDING_A_WALK and month >= "0001-01":
+            # After two empty months the next few go out together: the year of empty months
+            # that ends the walk costs its calls but few round trips.
+            months = [month]
+            while len(months) < batch and previous_month(months[-1]) >= "0001-01":
+                months.append(previous_month(months[-1]))
+            need = per_page + 1 - len(items)
+            reads = [
+                partial(read, m, start if n == 0 else None, need) for n, m in enumerate(months)
+            ]
+            start, batch = None, 1
+            for read_month, (got, more) in zip(months, read_together(reads), strict=True):
+                items += got
+                empty = 0 if got else empty + 1
+                if more is not None:  # the month holds more than it gave: go on inside it
+                    month, start = read_month, more
+                    break
+                month = previous_month(read_month)
+                if len(items) > per_page or empty >= EMPTY_MONTHS_ENDING_A_WALK:
+                    break
+            else:
+                # Two empty months in a row: likely the end, read the rest of the year faster.
+                if empty >= 2:
+                    batch = min(MONTHS_READ_TOGETHER, EMPTY_MONTHS_ENDING_A_WALK - empty)
+        shown = items[:per_page]
+        more = len(items) > per_page
+        return Page(shown, index_key(self.index, shown[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"walk:{self.index.Meta.index_name}:desc"
+
+
+def previous_month(month: str) -> str:
+    """Return the `YYYY-MM` before this one."""
+    year, number = int(month[:4]), int(month[5:7])
+    return f"{year - 1:04d}-12" if number == 1 else f"{year:04d}-{number - 1:02d}"

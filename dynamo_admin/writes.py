@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from dynamo.batch import TRANSACTION_LIMIT
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
 
@@ -17,12 +18,11 @@ from .models import ADDITION, DELETION, AdminLog, object_key_for
 if TYPE_CHECKING:
     from .forms import ItemForm
 
-# DynamoDB takes up to 100 actions in one TransactWriteItems; each write takes two, the item
-# and its history entry.
-MAX_TRANSACTION_ACTIONS = 100
-MAX_TRANSACTION_ITEMS = MAX_TRANSACTION_ACTIONS // 2
-# CancellationReason codes the page explains; any other cancellation is an error.
-CONDITION_FAILED, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
+# Each write takes two of a transaction's actions: the item and its history entry.
+MAX_TRANSACTION_ITEMS = TRANSACTION_LIMIT // 2
+# CancellationReason codes the page explains (a transaction's, not an error's code such as
+# dynamo.models.CONDITION_FAILED); any other cancellation is an error.
+CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
 
 
 @dataclass
@@ -35,6 +35,7 @@ class Write:
     action: str  # ADDITION, CHANGE or DELETION
     changes: dict[str, list[Any]] = field(default_factory=dict)
     gone: bool = False  # the page showed a stored item that is no longer stored
+    entry: AdminLog | None = None  # its history entry (the admin's log_* hook), else the default
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -75,7 +76,8 @@ def write_together(writes: list[Write], actor: str) -> None:
             # Entries go last, so the cancellation reasons of the items keep the order above.
             for write in ordered:
                 transaction.save(
-                    AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
+                    write.entry
+                    or AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
                 )
     except TransactWriteError as exc:
         for write in ordered:
@@ -87,7 +89,7 @@ def write_together(writes: list[Write], actor: str) -> None:
             if reason is not None
         ]
         if not failures or any(
-            code not in (CONDITION_FAILED, TRANSACTION_CONFLICT) for _, code in failures
+            code not in (CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT) for _, code in failures
         ):
             raise
         raise Cancelled(failures) from exc

@@ -251,6 +251,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # The admin's header and page titles: "Skillboard administration".
 ADMIN_SITE_NAME = "Skillboard"
+# The periodic commands `run_schedule` runs: a list of (command line, interval) or its path.
+SCHEDULE = "project.schedule.SCHEDULE"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

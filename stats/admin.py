@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.admin import action
+from django.contrib.admin import site as admin_site
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -14,6 +15,7 @@ from dynamo_admin.keys import object_id
 from dynamo_admin.options import DynamoModelAdmin, StackedInline
 from dynamo_admin.sources import IndexQuery
 from users.admin import UserAdmin
+from users.models import User
 
 from .activity import record_session
 from .forms import StudySessionForm
@@ -33,6 +35,10 @@ class LeaderboardFilter(IndexFilter):
             for partition in partitions:
                 label = metric if len(partitions) == 1 else f"{metric} ({partition})"
                 yield f"{metric}@{partition}", f"By {label}"
+
+    @classmethod
+    def sort_keys(cls, model) -> list[str]:
+        return list(METRICS)  # one leaderboard index per metric, each sorted by it
 
     def source(self, value: str):
         metric, _, partition = value.partition("@")
@@ -63,8 +69,22 @@ class UserStatsInline(StackedInline):
     max_num = 1
     verbose_name_plural = "stats"
 
+    def new_item(self, parent: User) -> UserStats:
+        stats = super().new_item(parent)
+        stats.learner = parent  # on an add page, the learner written in the same transaction
+        return stats
 
-UserAdmin.inlines = (*UserAdmin.inlines, UserStatsInline)
+
+# Django's way to extend another app's admin: register a subclass whose hook adds the inline.
+admin_site.unregister(User)
+
+
+@register(User)
+class LearnerAdmin(UserAdmin):
+    """The users' admin with each learner's stats inline."""
+
+    def get_inlines(self, request, obj: User | None = None) -> list:
+        return [*super().get_inlines(request, obj), UserStatsInline]
 
 
 @register(UserStats)

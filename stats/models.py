@@ -10,11 +10,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.constants import ALL_NEW
 from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
-from dynamo.models import CONDITION_FAILED, DynamoMeta, DynamoModel, client_for, utcnow
+from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 from dynamo.validators import FieldErrors, number_between, whole_number
 from users.models import User, validate_username
 
@@ -275,24 +274,8 @@ class UserStats(DynamoModel):
         self.next_reminder_bucket = None if when is None else reminder_bucket(when)
 
     # --- writes by update expression -------------------------------------------------------
-    # Every write below is one conditional UpdateItem that bumps `version`, so a stale admin
-    # edit made before it is refused rather than overwriting it.
-    @classmethod
-    def apply(cls, username: str, actions: list, condition=None) -> UserStats | None:
-        """Apply one UpdateItem; return the stored item, or None when the condition failed."""
-        try:
-            data = cls._get_connection().update_item(
-                username,
-                actions=[*actions, cls.version.add(1)],
-                condition=condition,
-                return_values=ALL_NEW,
-            )
-        except UpdateError as exc:
-            if getattr(exc, "cause_response_code", None) == CONDITION_FAILED:
-                return None
-            raise
-        return cls.from_raw_data(data["Attributes"])
-
+    # Every write below is one conditional UpdateItem (DynamoModel.apply) that bumps `version`,
+    # so a stale admin edit made before it is refused rather than overwriting it.
     def derived_metrics(self) -> tuple[float, float]:
         """Return the accuracy and efficiency the stored totals call for."""
         return (
@@ -403,11 +386,14 @@ class UserStats(DynamoModel):
 
     @classmethod
     def copy_name(cls, learner: User) -> bool:
-        """Rewrite the name the boards show; False while the learner has no stats."""
-        return (
-            cls.apply(learner.username, [cls.name_copied_from(learner)], cls.username.exists())
-            is not None
-        )
+        """Rewrite the name the boards show; False while the learner has no stats.
+
+        A copy nobody edits keeps `version`: a learner's page opened before the rename still
+        saves the stats (its write reads them again, new name included).
+        """
+        actions = [cls.name_copied_from(learner)]
+        condition = cls.username.exists()
+        return cls.apply(learner.username, actions, condition, bump_version=False) is not None
 
     @classmethod
     def show_on_board(cls, username: str, *, visible: bool) -> bool:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import threading
 
 import pytest
 
-from catalog.models import Skill
+from catalog.models import CATEGORIES, Skill
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
 from tests.admin_fixtures import calls
+from tests.test_fuzz import form_fields
 from users.models import User, UserSkill
 
 ADD = "/admin/catalog/skill/add/"
@@ -55,14 +57,30 @@ def test_adding_an_item_whose_key_exists_is_rejected_and_the_stored_one_kept(adm
 
 
 def test_a_domain_rule_shows_as_an_error_on_its_field(admin_client_, dynamo):
-    response = admin_client_.post(ADD, skill_form(skill_id="Bad_Id", category="Poetry"))
+    response = admin_client_.post(ADD, skill_form(skill_id="Bad_Id"))
 
     page = response.content.decode()
     assert response.status_code == 200
     assert 'class="form-row errors field-skill_id"' in page  # Django's fieldset.html
     assert "lowercase letters, digits and dashes" in page
-    assert "&#x27;Poetry&#x27; is not one of" in page
     assert Skill.get_or_none("Bad_Id") is None
+
+
+def test_a_category_is_chosen_from_a_select_of_the_models_choices(admin_client_, dynamo):
+    page = admin_client_.get(ADD).content.decode()
+
+    select = re.search(r'<select name="category"[^>]*>(.*?)</select>', page, re.S)
+    assert select is not None
+    assert re.findall(r'<option value="([^"]*)"', select.group(1)) == ["", *CATEGORIES]
+
+
+def test_a_category_outside_the_choices_is_refused_on_its_field(admin_client_, dynamo):
+    response = admin_client_.post(ADD, skill_form(skill_id="poetry", category="Poetry"))
+
+    page = response.content.decode()
+    assert 'class="form-row errors field-category"' in page
+    assert "Select a valid choice. Poetry is not one of the available choices." in page
+    assert Skill.get_or_none("poetry") is None
 
 
 def test_changing_a_skill_saves_on_the_version_shown(admin_client_, python):
@@ -133,7 +151,8 @@ def inline_post(**overrides) -> dict[str, str]:
         "username": "alice",
         "name": "Alice Liddell",
         "email": "alice@example.com",
-        "deleted_at": "",
+        "deleted_at_0": "",
+        "deleted_at_1": "",
         "_version": "1",
         "userskill-TOTAL_FORMS": "2",
         "userskill-INITIAL_FORMS": "1",
@@ -158,7 +177,8 @@ def inline_post(**overrides) -> dict[str, str]:
         "userstats-0-streak": "3",
         "userstats-0-efficiency": "50",
         "userstats-0-accuracy": "75.5",
-        "userstats-0-next_reminder_at": "",
+        "userstats-0-next_reminder_at_0": "",
+        "userstats-0-next_reminder_at_1": "",
     }
     return {**data, **overrides}
 
@@ -175,7 +195,8 @@ def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
                 "userskill-1-proficiency": "Beginner",
                 "userskill-1-years": "1",
                 "userstats-0-xp": "500",
-                "userstats-0-next_reminder_at": "2030-01-02 03:04:05",
+                "userstats-0-next_reminder_at_0": "2030-01-02",
+                "userstats-0-next_reminder_at_1": "03:04:05",
             }
         ),
     )
@@ -331,7 +352,8 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
     go = UserSkill.get("alice", "go")
     assert (go.skill_name, go.proficiency, go.version) == ("Go", "Beginner", 1)
     stats = UserStats.get("alice")
-    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 3, "ALL")  # + rename
+    # The name copied in after the rename keeps the version: nobody edited the stats.
+    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 2, "ALL")
     assert [e.action for e in AdminLog.history(user)] == ["change"]
     assert [e.action for e in AdminLog.history(python_row)] == ["change"]
     assert [e.action for e in AdminLog.history(go)] == ["add"]
@@ -454,3 +476,44 @@ def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeyp
     assert response.status_code == 200
     assert calls(response) == 3  # the learner, then their skills and their stats together
     assert len(threads) == 2 and len(set(threads)) == 2
+
+
+def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):
+    renamed = inline_post(name="Alice Pleasance")
+    assert admin_client_.post("/admin/users/user/alice/change/", renamed).status_code == 302
+
+    # A second tab, opened before the rename, edits the email and the stats.
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        inline_post(email="alice@wonderland.example", **{"userstats-0-xp": "130"}),
+    )
+
+    page = response.content.decode()
+    assert page.count("Someone else changed or deleted the user “alice”") == 1
+    # The stats moved only by the name copied onto them: they are not said to be stale.
+    assert "changed or deleted the user stats" not in page
+    assert (User.get("alice").email, UserStats.get("alice").xp) == ("alice@example.com", 120)
+
+
+def test_the_name_copied_onto_the_stats_does_not_make_an_older_page_refuse(admin_client_, alice):
+    shown = form_fields(admin_client_, "/admin/stats/userstats/alice/change/")
+    alice.name = "Alice Pleasance"
+    alice.save()  # the receiver copies the name onto the stats
+
+    response = admin_client_.post("/admin/stats/userstats/alice/change/", {**shown, "xp": "200"})
+
+    assert response.status_code == 302, response.content.decode()
+    stats = UserStats.get("alice")
+    assert (stats.xp, stats.name) == (200, "Alice Pleasance")
+
+
+def test_an_unusable_password_reads_no_password_set_as_in_django(admin_client_, alice):
+    alice.set_password(None)  # unusable, as every demo learner's
+    alice.save()
+
+    change = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+    raw = admin_client_.get("/admin/users/user/alice/raw/").content.decode()
+
+    assert "No password set." in change and "No password set." in raw
+    assert "Invalid password format" not in change + raw
+    assert alice.password_hash not in raw

@@ -32,9 +32,11 @@ def test_the_projects_registrations_pass_every_check(db):
         ({"search_fields": ["^skill_id"]}, "dynamo_admin.E003"),
         ({"date_hierarchy": "created_at"}, "dynamo_admin.E004"),
         ({"ordering": ["description"]}, "dynamo_admin.E005"),
+        ({"ordering": ["pending_since"]}, "dynamo_admin.E010"),
         ({"list_display": ["nonsense"]}, "dynamo_admin.E006"),
         ({"readonly_fields": ["nonsense"]}, "dynamo_admin.E007"),
         ({"list_per_page": 0}, "dynamo_admin.E009"),
+        ({"autocomplete_fields": ["name"]}, "dynamo_admin.E011"),
     ],
 )
 def test_a_misconfigured_option_is_reported_with_its_id(options, error_id):
@@ -55,8 +57,30 @@ def test_filters_on_index_partition_keys_and_key_searches_pass():
         {
             "list_filter": ["next_reminder_bucket"],
             "search_fields": ["=username"],
-            "ordering": ["-xp"],
+            "ordering": ["next_reminder_at"],
         },
     )
 
     assert admin_class(UserStats, admin.site).check() == []
+
+
+def test_an_ordering_no_read_of_the_admin_lists_by_is_refused_with_a_hint():
+    # -xp is gsi_leaderboard_xp's sort key, but this admin reads no leaderboard index.
+    admin_class = type("StatsAdmin", (DynamoModelAdmin,), {"ordering": ["-xp"]})
+
+    [error] = admin_class(UserStats, admin.site).check()
+
+    assert error.id == "dynamo_admin.E010"
+    assert "field_choices" in error.hint and "date_hierarchy" in error.hint
+
+
+def test_orderings_served_by_a_merge_or_the_month_walk_pass():
+    by_name = type("SkillAdmin", (DynamoModelAdmin,), {"ordering": ["name", "-name"]})
+    newest = type(
+        "UserAdmin",
+        (DynamoModelAdmin,),
+        {"date_hierarchy": "gsi_created_month", "ordering": ["-created_at"]},
+    )
+
+    assert by_name(Skill, admin.site).check() == []
+    assert newest(User, admin.site).check() == []

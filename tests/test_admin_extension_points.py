@@ -294,7 +294,9 @@ def test_extra_context_chooses_the_submit_rows_buttons_as_in_django(admin, pytho
     request.user = admin
     buttons = {"show_save_and_add_another": False, "show_delete": False}
 
-    response = admin_site.get_model_admin(Skill).change_view(request, "python", buttons)
+    response = admin_site.get_model_admin(Skill).change_view(
+        request, "python", extra_context=buttons
+    )
 
     page = response.render().content.decode()
     assert 'name="_save"' in page and 'name="_continue"' in page

@@ -16,7 +16,8 @@ def user_form(**overrides: str) -> dict[str, str]:
     data = {
         "name": "Alice Liddell",
         "email": "alice@example.com",
-        "deleted_at": "",
+        "deleted_at_0": "",
+        "deleted_at_1": "",
         "_version": "1",
     }
     for prefix, initial in (("userskill", 1), ("userstats", 1)):
@@ -38,7 +39,8 @@ def user_form(**overrides: str) -> dict[str, str]:
         "userstats-0-streak": "3",
         "userstats-0-efficiency": "50",
         "userstats-0-accuracy": "75.5",
-        "userstats-0-next_reminder_at": "",
+        "userstats-0-next_reminder_at_0": "",
+        "userstats-0-next_reminder_at_1": "",
     }
     return {**data, **overrides}
 

@@ -25,8 +25,8 @@ DOMAIN = {"catalog", "users", "stats", "api"}
     ("app", "forbidden"),
     [
         # The engine layer and the reusable admin know no domain app.
-        ("dynamo", DOMAIN | {"dynamo_admin"}),
-        ("dynamo_admin", DOMAIN),
+        ("dynamo", DOMAIN | {"dynamo_admin", "project"}),
+        ("dynamo_admin", DOMAIN | {"project"}),
         ("catalog", {"users", "stats", "api"}),
         ("users", {"stats", "api"}),
         ("stats", {"api"}),

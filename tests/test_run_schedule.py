@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from django.core.management import call_command
+import pytest
+from django.core.management import CommandError, call_command
 
 from dynamo.management.commands.run_schedule import Scheduler
 from dynamo.models import utcnow
@@ -69,3 +70,21 @@ def test_once_runs_the_schedule_past_a_missing_and_a_failing_command(dynamo, mon
     assert lines[0].startswith("no_such_command failed: Unknown command")
     assert lines[1].startswith("purge_deleted --no-such-flag failed:")
     assert lines[2].startswith("purge_deleted: Purged 1 users")
+
+
+def test_the_entries_come_from_the_schedule_setting_as_a_list_or_a_path(settings, caplog):
+    settings.SCHEDULE = [("check", timedelta(minutes=1))]
+    caplog.set_level(logging.INFO, logger="skillboard.schedule")
+
+    call_command("run_schedule", "--once")
+
+    lines = [r.getMessage() for r in caplog.records if r.name == "skillboard.schedule"]
+    assert [line.split(":")[0] for line in lines] == ["check"]
+
+
+@pytest.mark.parametrize("value", [None, [], "project.schedule.NO_SUCH_LIST"])
+def test_a_missing_or_unimportable_schedule_is_a_command_error(settings, value):
+    settings.SCHEDULE = value
+
+    with pytest.raises(CommandError, match="SCHEDULE"):
+        call_command("run_schedule", "--once")

@@ -59,7 +59,10 @@ EXPECTED = {
     ),
     "admin-log": (
         [("object_key", "HASH"), ("logged_at", "RANGE")],
-        {"gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")]},
+        {
+            "gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")],
+            "gsi_logged_month": [("logged_month", "HASH"), ("logged_at", "RANGE")],
+        },
     ),
     "jobs": ([("name", "HASH")], {}),
 }

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from itertools import islice
 from typing import Any
 
 from django.contrib.auth.hashers import check_password, make_password
@@ -18,6 +17,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
+from dynamo.batch import TRANSACTION_LIMIT, in_chunks
 from dynamo.exceptions import ConflictError
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
@@ -36,7 +36,6 @@ PROFICIENCIES = ("Beginner", "Intermediate", "Advanced", "Expert")
 LEVELS = {proficiency: rank for rank, proficiency in enumerate(PROFICIENCIES, start=1)}
 validate_proficiency = one_of(PROFICIENCIES)
 validate_years = whole_number(0, 60)
-TRANSACTION_SIZE = 100  # DynamoDB's limit of actions in one TransactWriteItems
 
 
 class CreatedMonthIndex(GlobalIndex):
@@ -152,13 +151,6 @@ class User(DynamoModel):
         return list(UserSkill.gsi_user_created_at.query(self.username, limit=limit))
 
 
-def in_chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """Yield lists of up to `size` items, drawing lazily from `items`."""
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
 class SkillHoldersIndex(GlobalIndex):
     """Every holder of one catalog skill."""
 
@@ -206,6 +198,9 @@ class UserSkill(DynamoModel):
 
     class Meta(DynamoMeta):
         table_suffix = "user-skills"
+
+    field_choices = {"proficiency": PROFICIENCIES}
+    references = {"skill_id": Skill}
 
     username = UnicodeAttribute(hash_key=True)
     skill_id = UnicodeAttribute(range_key=True)
@@ -374,7 +369,7 @@ class UserSkill(DynamoModel):
                 on_done(done)
 
         stale = (h for h in cls.gsi_skill_id.query(skill.skill_id) if not h.is_in_sync_with(skill))
-        chunks = in_chunks(stale, TRANSACTION_SIZE)
+        chunks = in_chunks(stale, TRANSACTION_LIMIT)
         run_parallel(
             lambda chunk: cls.rewrite_copies(chunk, skill), chunks, threads=threads, on_done=count
         )

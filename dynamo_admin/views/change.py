@@ -24,7 +24,7 @@ from ..inlines import InlineFormSet
 from ..keys import Original
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
-    CONDITION_FAILED,
+    CANCELLED_BY_CONDITION,
     MAX_TRANSACTION_ITEMS,
     TRANSACTION_CONFLICT,
     Cancelled,
@@ -36,8 +36,14 @@ if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
 
 
-def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | None, extra_context):
-    """Show and save the add form (object_id None) or the change form of one item."""
+def changeform_view(
+    model_admin: DynamoModelAdmin, request, object_id: str | None, form_url="", extra_context=None
+):
+    """Show and save the add form (object_id None) or the change form of one item.
+
+    The steps are the admin's hooks, as in Django's: get_form, save_model, save_related, the
+    log_* entries, response_add/response_change, render_change_form.
+    """
     item = None
     if object_id is None:
         model_admin.require(model_admin.has_add_permission(request))
@@ -57,9 +63,10 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
     form_class = model_admin.get_form(request, item, change=item is not None, fields=editable)
     data = request.POST if request.method == "POST" else None
     form = form_class(data, item=item)
-    inline_admins = model_admin.get_inline_instances(request, item) if item else []
-    # Each inline's rows are one read of its own table: they go out together.
-    stored = read_together([partial(inline.get_items, item) for inline in inline_admins])
+    inline_admins = model_admin.get_inline_instances(request, item)
+    # Each inline's rows are one read of its own table: they go out together (none to add).
+    reads = [partial(inline.get_items, item) for inline in inline_admins] if item else []
+    stored = read_together(reads) if item else [[] for _ in inline_admins]
     inlines = [
         InlineFormSet(inline, request, item, items, data if can_save else None)
         for inline, items in zip(inline_admins, stored, strict=True)
@@ -78,9 +85,9 @@ def changeform_view(model_admin: DynamoModelAdmin, request, object_id: str | Non
         "stale_items": stale,
         **(extra_context or {}),
     }
-    request.current_app = model_admin.admin_site.name
-    template = model_admin.templates("change_form.html", model_admin.change_form_template)
-    return TemplateResponse(request, template, context)
+    return model_admin.render_change_form(
+        request, context, add=item is None, change=item is not None, form_url=form_url, obj=item
+    )
 
 
 def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None, inlines):
@@ -94,7 +101,7 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     if adding or changes:
         writes.append(Write(model_admin, form, item, ADDITION if adding else CHANGE, changes))
     for inline in inlines:
-        writes += inline.pending()
+        writes += inline.pending(item)
     if len(writes) > MAX_TRANSACTION_ITEMS:
         message = _(
             "This page would write %(count)s items, but DynamoDB writes at most %(most)s"
@@ -103,11 +110,13 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
         )
         form.add_error(None, message % {"count": len(writes), "most": MAX_TRANSACTION_ITEMS})
         return None, None
-    gone = [(write, CONDITION_FAILED) for write in writes if write.gone]
+    gone = [(write, CANCELLED_BY_CONDITION) for write in writes if write.gone]
     if gone:  # its write could only fail: say so without trying
         return None, report_cancelled(form, gone)
-    if not writes_are_valid(request, writes):
+    if not writes_are_valid(model_admin, request, form, writes, inlines, not adding):
         return None, None
+    for write in writes:  # each entry from the admin's hook, written with its item
+        write.entry = log_entry(model_admin, request, write)
     if writes:
         try:
             # Each item goes with its history entry: a change never commits unrecorded.
@@ -122,9 +131,22 @@ def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None,
     return item, None
 
 
-def writes_are_valid(request, writes: list[Write]) -> bool:
-    """Prepare and validate each item, and refuse two writes of one key; errors go on forms."""
-    valid, seen = True, set()
+def log_entry(model_admin, request, write: Write):
+    """Return a write's history entry from the admin's log_addition/log_change/log_deletion."""
+    if write.action == ADDITION:
+        return model_admin.log_addition(request, write.item, write.changes)
+    if write.action == CHANGE:
+        return model_admin.log_change(request, write.item, write.changes)
+    return model_admin.log_deletion(request, write.item, str(write.item))
+
+
+def writes_are_valid(model_admin, request, form, writes: list[Write], inlines, change) -> bool:
+    """Prepare and validate each item, and refuse two writes of one key; errors go on forms.
+
+    The page's item goes through Django's save_model hook, the inline rows through
+    save_related (each inline's prepare_item); then every item's rules are checked.
+    """
+    seen = set()
     for write in writes:
         if write.key in seen:
             message = _(
@@ -132,14 +154,22 @@ def writes_are_valid(request, writes: list[Write]) -> bool:
             )
             names = {"name": write.item.verbose_name, "item": write.item}
             write.form.add_error(None, message % names)
-            valid = False
         seen.add(write.key)
+    for write in writes:
+        if write.form is form and write.action != DELETION:
+            try:
+                model_admin.save_model(request, write.item, form, change)
+            except ValidationError as exc:
+                form.add_model_errors(exc)
+    model_admin.save_related(request, form, inlines, change)
+    valid = True
+    for write in writes:
+        if write.form.errors:
+            valid = False
+            continue
         if write.action == DELETION:
             continue
         try:
-            # The page's item goes through Django's save_model hook, inline rows through theirs.
-            prepare = getattr(write.admin, "save_model", write.admin.prepare_item)
-            prepare(request, write.item, write.form, write.action == CHANGE)
             write.item.full_clean()
         except ValidationError as exc:
             write.form.add_model_errors(exc)
@@ -161,9 +191,8 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
                 "Someone else changed or deleted the %(name)s “%(item)s” since you opened it."
             )
         message %= {"name": name, "item": item}
-        form.add_error(None, message)
-        if write.form is not form:
-            write.form.add_error(None, message)
+        # Said once: on the row that lost, or above the page's own form.
+        (write.form if write.form is not None else form).add_error(None, message)
         if code != TRANSACTION_CONFLICT:
             current = type(item).get_or_none(*item.pk, consistent_read=True)
             values = current_values(write.admin, current)
@@ -196,12 +225,12 @@ def change_form_context(
         fieldsets = helpers.fieldsets_without(fieldsets, readonly)
     adminform = helpers.AdminForm(form, fieldsets, model_admin, item)
     inline_admin_formsets = [helpers.InlineAdminFormSet(inline) for inline in inlines]
-    media = adminform.media
+    media = model_admin.media + adminform.media
     for inline_admin_formset in inline_admin_formsets:
         media += inline_admin_formset.media
     title = _("Add %s") if item is None else _("Change %s") if can_save else _("View %s")
     return {
-        "title": title % model_admin.model.verbose_name,
+        "title": title % model_admin.opts.verbose_name,
         "subtitle": str(item) if item is not None else None,
         "opts": model_admin.opts,
         "original": Original(item) if item is not None else None,
@@ -245,7 +274,7 @@ def raw_view(model_admin: DynamoModelAdmin, request, object_id: str):
         return missing_item_redirect(model_admin, request, object_id)
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": _("Stored %s") % model_admin.model.verbose_name,
+        "title": _("Stored %s") % model_admin.opts.verbose_name,
         "subtitle": str(item),
         "opts": model_admin.opts,
         "original": item,

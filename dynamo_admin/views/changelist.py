@@ -27,9 +27,17 @@ from dynamo.models import DynamoModel
 
 from .. import pagination
 from ..display import display
-from ..filters import parse_key_value
+from ..filters import indexes_of, parse_key_value
 from ..keys import key_values, object_id
-from ..sources import GetItem, IndexQuery, Source, TableQuery, TableScan
+from ..sources import (
+    GetItem,
+    IndexQuery,
+    MonthWalk,
+    PartitionMerge,
+    Source,
+    TableQuery,
+    TableScan,
+)
 
 if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
@@ -83,6 +91,8 @@ class ChangeList:
             for cls in model_admin.get_list_filter_classes(request)
         ]
         self.date_index = model_admin.get_date_hierarchy_index(request)
+        self.list_display = list(model_admin.get_list_display(request))
+        self.order = self.get_order()
         self.source, self.active = self.get_source()
         self.forward = self.get_direction()
         self.scope = (
@@ -112,7 +122,26 @@ class ChangeList:
                 if not MONTH_RE.match(month):
                     raise BadQuery(_("Choose a month as YYYY-MM."))
                 return IndexQuery(self.date_index, month), self.date_parameter
+        reads = ordered_reads(self.model_admin, self.request)
+        for name, forward in [self.order, *self.declared_order()]:
+            if name in reads and forward in reads[name][1]:
+                return reads[name][0], ""
         return TableScan(), ""
+
+    def get_order(self) -> tuple[str, bool] | tuple[None, None]:
+        """Return the column and direction Django's `?o=` asks for (`o=2`, `o=-2`)."""
+        order = self.params.get(ORDER_VAR, "")
+        number = order.removeprefix("-")
+        if number.isascii() and number.isdigit() and int(number) < len(self.list_display):
+            entry = self.list_display[int(number)]
+            if isinstance(entry, str):
+                return entry, not order.startswith("-")
+        return None, None
+
+    def declared_order(self) -> list[tuple[str, bool]]:
+        """Return the admin's `ordering` as (attribute, ascending) pairs."""
+        entries = self.model_admin.get_ordering(self.request)
+        return [(entry.lstrip("-"), not entry.startswith("-")) for entry in entries]
 
     def search_source(self) -> Source:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
@@ -140,12 +169,14 @@ class ChangeList:
 
     def get_direction(self) -> bool:
         """Return True for ascending sort-key order: the `o` parameter, else `ordering`."""
+        if isinstance(self.source, MonthWalk):
+            return False  # newest first only: the first month with sign-ups is not known
         order = self.params.get(ORDER_VAR)
         if order in ("asc", "desc"):
             return order == "asc"
-        for entry in self.model_admin.get_ordering(self.request):
-            if entry.lstrip("-") in self.source.sort_keys[:1]:
-                return not entry.startswith("-")
+        for name, forward in [self.order, *self.declared_order()]:
+            if name is not None and name in self.source.sort_keys[:1]:
+                return forward
         return True
 
     @property
@@ -194,18 +225,30 @@ class ChangeList:
 
     # --- columns and rows -----------------------------------------------------------------
     def columns(self) -> list[Column]:
+        """Return the headers; one an index can list by links to that order (Django's `?o=`).
+
+        The column the page is sorted by toggles its direction where the read allows both.
+        Without a filter, search or month, the columns an ordered read serves are sortable;
+        with one, the column of that read's sort key.
+        """
         columns = []
         sort_key = self.source.sort_keys[0] if self.source.ordered else None
-        for entry in self.model_admin.get_list_display(self.request):
+        reads = {} if self.active else ordered_reads(self.model_admin, self.request)
+        for number, entry in enumerate(self.list_display):
             name = entry if isinstance(entry, str) else entry.__name__
             column = Column(name, self.model_admin.column_header(entry))
             if name == sort_key:
                 column.sorted = "ascending" if self.forward else "descending"
-                column.sort_url = self.get_query_string(
-                    {ORDER_VAR: "desc" if self.forward else "asc"}
-                )
+                directions = reads[name][1] if name in reads else (True, False)
+                if (not self.forward) in directions:
+                    column.sort_url = self.order_link(number, not self.forward)
+            elif name in reads:
+                column.sort_url = self.order_link(number, reads[name][1][0])
             columns.append(column)
         return columns
+
+    def order_link(self, number: int, forward: bool) -> str:
+        return self.get_query_string({ORDER_VAR: str(number) if forward else f"-{number}"})
 
     def rows(self) -> list[Row]:
         names = self.model_admin.get_list_display(self.request)
@@ -294,11 +337,33 @@ class ChangeList:
         kind = type(self.source).__name__
         return {
             "TableScan": _("Scan of the table (one page)"),
+            "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
+            "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
             "IndexQuery": _("Query of the index %(index)s"),
             "TableQuery": _("Query of the table by key"),
             "GetItem": _("GetItem by key"),
         }[kind] % {"index": self.index_name}
+
+
+def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Source, tuple]]:
+    """Return the reads that list the whole table in an attribute's order, and their directions.
+
+    An index whose partition key has few known values (the model's `field_choices`) is read
+    by merging its partitions, both ways; the date hierarchy's month index is walked newest
+    first. Any other order would take a Scan of everything: the listing is then in Scan order.
+    """
+    model = model_admin.model
+    reads: dict[str, tuple[Source, tuple]] = {}
+    for index in indexes_of(model).values():
+        hash_names, range_names = index.hash_key_names(), index.range_key_names()
+        choices = model.field_choices.get(hash_names[0]) if len(hash_names) == 1 else None
+        if choices and range_names:
+            reads.setdefault(range_names[0], (PartitionMerge(index, tuple(choices)), (True, False)))
+    date_index = model_admin.get_date_hierarchy_index(request)
+    if date_index is not None and date_index.range_key_names():
+        reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
+    return reads
 
 
 def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
@@ -307,7 +372,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
     if request.method == "POST" and "action" in request.POST:
         return run_action(model_admin, request)
     try:
-        cl = ChangeList(request, model_admin)
+        cl = model_admin.get_changelist_instance(request)
     except BadQuery as exc:
         return bad_request(model_admin, request, str(exc))
     if model_admin.get_actions(request):
@@ -320,7 +385,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
     title = _("Select %s to change") if may_change else _("Select %s to view")
     context = {
         **model_admin.admin_site.each_context(request),
-        "title": title % model_admin.model.verbose_name,
+        "title": title % model_admin.opts.verbose_name,
         "subtitle": None,
         "opts": model_admin.opts,
         "cl": cl,
@@ -333,7 +398,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
         "actions_on_bottom": model_admin.actions_on_bottom,
         "actions_selection_counter": model_admin.actions_selection_counter,
         "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
-        "module_name": str(model_admin.model.verbose_name_plural),
+        "module_name": str(model_admin.opts.verbose_name_plural),
         "has_add_permission": model_admin.has_add_permission(request),
         **(extra_context or {}),
     }

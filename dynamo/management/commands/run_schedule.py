@@ -1,4 +1,4 @@
-"""Run the periodic commands of `project/schedule.py`, each on its interval, until stopped."""
+"""Run the periodic commands of the SCHEDULE setting, each on its interval, until stopped."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Callable
 from datetime import timedelta
 from io import StringIO
 
+from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
-
-from project import schedule
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.module_loading import import_string
 
 logger = logging.getLogger("skillboard.schedule")
 
@@ -66,7 +66,7 @@ class Scheduler:
 
 class Command(BaseCommand):
     help = (
-        "Run the periodic commands listed in project/schedule.py, each on its interval, "
+        "Run the periodic commands of the SCHEDULE setting, each on its interval, "
         "until stopped (SIGTERM or Ctrl-C); --once runs each of them once and exits."
     )
 
@@ -74,7 +74,7 @@ class Command(BaseCommand):
         parser.add_argument("--once", action="store_true", help="Run every entry once, then exit.")
 
     def handle(self, *args, once: bool = False, **options):
-        scheduler = Scheduler(schedule.SCHEDULE, time.monotonic)
+        scheduler = Scheduler(scheduled_entries(), time.monotonic)
         if once:
             scheduler.run_due()
             return
@@ -85,6 +85,19 @@ class Command(BaseCommand):
                 time.sleep(max(1.0, scheduler.seconds_to_next()))
         except (KeyboardInterrupt, SystemExit):
             self.stdout.write("Scheduler stopped.")
+
+
+def scheduled_entries() -> list[tuple[str, timedelta]]:
+    """Return the SCHEDULE setting's entries: a list, or the dotted path of one."""
+    entries = getattr(settings, "SCHEDULE", None)
+    if isinstance(entries, str):
+        try:
+            entries = import_string(entries)
+        except ImportError as exc:
+            raise CommandError(f"SCHEDULE names {entries!r}, which cannot be imported.") from exc
+    if not entries:
+        raise CommandError("Set SCHEDULE to the (command line, interval) pairs to run.")
+    return list(entries)
 
 
 def _leave(signum, _frame):

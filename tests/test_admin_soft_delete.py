@@ -1,0 +1,116 @@
+"""Soft delete and restore as admin actions and change-page buttons, saying what they did."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import formats, timezone
+
+from dynamo_admin.models import AdminLog
+from stats.models import UserStats
+from tests.admin_fixtures import client_for, staff
+from users.models import User, UserSkill
+
+USERS = "/admin/users/user/"
+
+
+def messages_of(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_the_bulk_action_soft_deletes_the_selected_learners_and_says_when_they_are_purged(
+    admin_client_, alice
+):
+    response = admin_client_.post(
+        USERS,
+        {"action": "soft_delete_selected", "_selected_action": ["alice"]},
+        follow=True,
+    )
+
+    stored = User.get("alice")
+    assert stored.deleted_at is not None
+    purge_on = timezone.localtime(stored.deleted_at + timedelta(days=30)).date()
+    assert messages_of(response) == [
+        "“alice” left the leaderboard and the talent search; they are purged on "
+        f"{formats.date_format(purge_on)} unless restored."
+    ]
+    assert list(UserStats.gsi_leaderboard_xp.query("ALL")) == []
+    assert UserSkill.get("alice", "python").listed_skill_name is None
+    [entry] = [e for e in AdminLog.history(stored) if e.action == "change"]
+    assert entry.user == "ada" and "deleted_at" in entry.changes
+
+
+def test_the_bulk_action_restores_the_selected_learners(admin_client_, alice):
+    alice.soft_delete()
+
+    response = admin_client_.post(
+        USERS, {"action": "restore_selected", "_selected_action": ["alice"]}, follow=True
+    )
+
+    assert User.get("alice").deleted_at is None
+    assert messages_of(response) == ["“alice” is back on the leaderboard and in the talent search."]
+    assert [s.username for s in UserStats.gsi_leaderboard_xp.query("ALL")] == ["alice"]
+    assert UserSkill.get("alice", "python").listed_skill_name == "Python"
+
+
+def test_the_change_page_button_soft_deletes_on_the_version_shown(admin_client_, alice):
+    page = admin_client_.get(f"{USERS}alice/change/").content.decode()
+    assert 'formaction="/admin/users/user/alice/soft-delete/"' in page
+
+    response = admin_client_.post(f"{USERS}alice/soft-delete/", {"_version": "1"}, follow=True)
+
+    assert User.get("alice").is_deleted
+    assert "left the leaderboard and the talent search" in messages_of(response)[0]
+    page = response.content.decode()
+    assert 'formaction="/admin/users/user/alice/restore/"' in page
+
+
+def test_a_stale_button_press_changes_nothing(admin_client_, alice):
+    alice.name = "Alice L."
+    alice.save()  # version 2: the page showed 1
+
+    response = admin_client_.post(f"{USERS}alice/soft-delete/", {"_version": "1"}, follow=True)
+
+    assert User.get("alice").deleted_at is None
+    assert "since you opened it" in messages_of(response)[0]
+
+
+def test_the_button_takes_a_post(admin_client_, alice):
+    assert admin_client_.get(f"{USERS}alice/soft-delete/").status_code == 405
+    assert User.get("alice").deleted_at is None
+
+
+def test_soft_delete_and_restore_need_the_change_permission(db, dynamo, alice):
+    client = client_for(staff("vic", "users.view_user", "users.delete_user"))
+
+    button = client.post(f"{USERS}alice/soft-delete/", {"_version": "1"})
+    bulk = client.post(USERS, {"action": "soft_delete_selected", "_selected_action": ["alice"]})
+    listing = client.get(USERS).content.decode()
+
+    assert (button.status_code, bulk.status_code) == (403, 403)
+    assert "soft_delete_selected" not in listing
+    assert User.get("alice").deleted_at is None
+
+
+def test_a_restore_of_a_learner_being_purged_is_refused(admin_client_, alice):
+    alice.soft_delete()
+    assert alice.claim_for_purge(timezone.now())
+
+    response = admin_client_.post(
+        USERS, {"action": "restore_selected", "_selected_action": ["alice"]}, follow=True
+    )
+
+    assert User.get("alice").deleted_at is not None
+    assert "can no longer be restored" in messages_of(response)[0]
+
+
+def test_deleted_at_is_not_typed_on_the_form(admin_client_, alice):
+    page = admin_client_.get(f"{USERS}alice/change/").content.decode()
+
+    assert 'name="deleted_at_0"' not in page
+
+
+def test_the_permanent_delete_page_says_it_is_permanent(admin_client_, alice):
+    page = admin_client_.get(f"{USERS}alice/delete/").content.decode()
+
+    assert "This is permanent" in page and "Soft delete" in page

@@ -1,0 +1,25 @@
+"""With DEBUG off, a 404 and a 500 are styled pages like the 400 and the 503."""
+
+from __future__ import annotations
+
+from django.test import Client, RequestFactory, override_settings
+from django.views.defaults import server_error
+
+
+@override_settings(DEBUG=False)
+def test_an_unknown_address_is_the_styled_404_page(db):
+    response = Client().get("/no/such/page/")
+
+    page = response.content.decode()
+    assert response.status_code == 404
+    assert "<h1>Page not found</h1>" in page
+    assert "skillboard" in page and ".css" in page  # the site's stylesheet, not Django's bare page
+
+
+@override_settings(DEBUG=False)
+def test_a_server_error_is_the_styled_500_page():
+    response = server_error(RequestFactory().get("/"))
+
+    page = response.content.decode()
+    assert response.status_code == 500
+    assert "<h1>Server error</h1>" in page and "skillboard" in page
