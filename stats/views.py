@@ -54,7 +54,8 @@ def _as_json(request: HttpRequest, data: dict[str, Any]) -> dict[str, Any]:
     page = {name: data[name] for name in ("metric", "results", "next")}
     page["next_url"] = _next_url(request, data)
     if data["user"]:
-        page |= {"user": data["user"], "user_rank": data["user_rank"]}
+        page |= {name: data[name] for name in ("user", "user_rank", "user_rank_exact")}
+        page |= {"user_rank_label": data["user_rank_label"], "ranks_exact": data["ranks_exact"]}
     return page
 
 
@@ -99,6 +100,8 @@ def _context(data: dict[str, Any]) -> dict[str, Any]:
         "next_cursor": data["next"],
         "username": data["user"],
         "user_rank": data["user_rank"],
+        "user_rank_label": data["user_rank_label"],
+        "ranks_exact": data["ranks_exact"],
     }
 
 

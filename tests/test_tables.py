@@ -61,6 +61,7 @@ EXPECTED = {
         {"gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")]},
     ),
     "jobs": ([("name", "HASH")], {}),
+    "rank-tiers": ([("board", "HASH"), ("ceiling", "RANGE")], {}),
 }
 
 
