@@ -1,9 +1,11 @@
-"""Leaderboard cost on DynamoDB Local: the page for 1 and 8 shards against a Scan-and-sort.
+"""Leaderboard cost on DynamoDB Local: pages and ranks for 1 and 8 shards, against a Scan-and-sort.
 
 Run: .venv/bin/python bench/leaderboard.py [--users 100000]
 Prints a Markdown report (bench/results/leaderboard.md holds the last one). Page figures are
 the median of 5 requests through Django's test client, uncached, beside the bare boto3
-Queries the page makes (one Limit-50 Query per shard).
+Queries the page makes (one Limit-50 Query per shard). A learner's rank is measured at the
+top, rank 1,000, the middle and the bottom, right after `rebuild_rank_tiers`, beside the
+figures of counting every learner above (before score tiers).
 """
 
 from __future__ import annotations
@@ -24,6 +26,24 @@ def naive_top(metric: str, limit: int | None = 50):
 
     return rank_sorted(UserStats.scan(), metric)[:limit]
 
+
+# The `?user=` request's figures before score tiers (bench/RESULTS.md, counting every
+# learner above): read capacity and ms by shard count and position.
+BEFORE = {
+    1: {
+        "top": (1, 31),
+        "rank ~1,000": (67.5, 75),
+        "middle": (1653.5, 4108),
+        "bottom": (3305, 15083),
+    },
+    8: {
+        "top": (4.5, 117),
+        "rank ~1,000": (79.5, 217),
+        "middle": (1676.5, 1421),
+        "bottom": (3335.5, 3263),
+    },
+}
+RANK_COSTS: dict[int, list[float]] = {}
 
 REPEATS = 5  # each figure is the median of this many requests, after one to warm up
 
@@ -100,30 +120,105 @@ def measure(shards: int, users: int, out: list[str]) -> None:
             client, f"/leaderboard/?metric={metric}&format=json&cursor={cursor}"
         )
         out.append(f"| `/leaderboard/?metric={metric}` page 2 | {calls} | {rcu} | {ms:.0f} | |")
+    page_ms = ms  # the last top-50 page's median, for the bottom rank's ratio
     rows, meter, ms = timed(naive_top, "xp", limit=None)
-    for label, position in (
-        ("top", 0),
-        ("rank ~1,000", 999),
-        ("middle", users // 2),
-        ("bottom", users - 1),
-    ):
-        username = rows[position].username
-        calls, rcu, response, ms_user = page_row(
-            client, f"/leaderboard/?metric=xp&user={username}&format=json"
-        )
-        rank = response.json()["user_rank"]
-        assert rank == rows[position].rank, (rank, rows[position].rank)
-        out.append(
-            f"| `?metric=xp&user=` {label} (rank {rank:,}) | {calls} | {rcu} | {ms_user:.0f} | |"
-        )
     out.append(
         f"| naive: Scan the whole table + sort in memory (xp) | {meter.count} | "
         f"{meter.read_units:g} | {ms:.0f} | |"
+    )
+    out.append(
+        f"\n#### A learner's rank ({shards} shard{'s' if shards > 1 else ''}), from score tiers\n"
+    )
+    out.append(
+        "| learner | rank | `rank_info`: calls | RCU | ms | `?user=` page: calls | RCU | ms "
+        "| before (counting): RCU | ms |"
+    )
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    positions = (("top", 0), ("rank ~1,000", 999), ("middle", users // 2), ("bottom", users - 1))
+    bottom_ms = 0.0
+    for label, position in positions:
+        stats = rows[position].stats
+        info, rank_meter, _ = timed(leaderboard.rank_info, "xp", stats)
+        assert info.rank == rows[position].rank, (label, info, rows[position].rank)
+        rank_ms = median_ms(lambda stats=stats: leaderboard.rank_info("xp", stats))
+        calls, rcu, response, ms_user = page_row(
+            client, f"/leaderboard/?metric=xp&user={stats.username}&format=json"
+        )
+        assert response.json()["user_rank"] == rows[position].rank
+        old_rcu, old_ms = BEFORE[shards][label]
+        bottom_ms = ms_user
+        out.append(
+            f"| {label} | {info.label} | {rank_meter.count} | {rank_meter.read_units:g} "
+            f"| {rank_ms:.0f} | {calls} | {rcu} | {ms_user:.0f} | {old_rcu:,} | {old_ms:,} |"
+        )
+        RANK_COSTS.setdefault(shards, []).append(rank_meter.read_units)
+    out.append(
+        f"\nThe bottom learner's `?user=` request: {bottom_ms:.0f} ms at p50, "
+        f"{bottom_ms / page_ms:.1f}x the top-50 page ({page_ms:.0f} ms)."
     )
     rows = rows[:50]
     # Same ranking either way: the merged top 50 equals the brute-force one.
     fast = [(r.rank, r.username) for r in leaderboard.top("xp").rows]
     assert fast == [(r.rank, r.username) for r in rows], "sharded top-50 differs from Scan-and-sort"
+
+
+REBUILDS: dict[int, dict[str, float]] = {}
+
+
+def rebuild(shards: int, users: int, out: list[str]) -> None:
+    """Run `rebuild_rank_tiers` once and report its calls, capacity and time."""
+    from io import StringIO
+
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from dynamo import meter
+    from stats import tiers
+
+    settings.LEADERBOARD_SHARDS = shards
+    started = time.perf_counter()
+    with meter.metered() as rebuild_meter:
+        call_command("rebuild_rank_tiers", stdout=StringIO())
+    seconds = time.perf_counter() - started
+    count = sum(
+        p.tiers for p in tiers.pointers(["xp", "streak", "efficiency", "accuracy"]).values()
+    )
+    REBUILDS[shards] = {
+        "rcu": rebuild_meter.read_units,
+        "wcu": rebuild_meter.write_units,
+        "tiers": count,
+        "users": users,
+    }
+    out.append(
+        f"\n`rebuild_rank_tiers` ({shards} shard{'s' if shards > 1 else ''}, four boards): "
+        f"{seconds:.0f} s, {rebuild_meter.count:,} calls, {rebuild_meter.read_units:g} RCU, "
+        f"{rebuild_meter.write_units:g} WCU, {count:,} tiers "
+        f"({rebuild_meter.read_units / users:.4f} RCU a learner, "
+        f"{rebuild_meter.write_units / max(count, 1):.2f} WCU a tier)."
+    )
+
+
+def project(users: int, out: list[str]) -> None:
+    """Give the figures for 1,000,000 learners by arithmetic from the measured per-item costs."""
+    out.append(f"\n### 1,000,000 learners, by arithmetic from the costs measured at {users:,}\n")
+    out.append("| | 1 shard | 8 shards |")
+    out.append("|---|---:|---:|")
+    scale = 1_000_000 / users
+    cells = []
+    for shards in (1, 8):
+        measured = REBUILDS[shards]
+        cells.append(
+            f"{measured['rcu'] * scale:,.0f} RCU + {measured['wcu'] * scale:,.0f} WCU "
+            f"({measured['tiers'] * scale:,.0f} tiers)"
+        )
+    out.append(
+        f"| a rebuild (reads scale with learners, writes with tiers) | {' | '.join(cells)} |"
+    )
+    worst = [max(RANK_COSTS[shards]) for shards in (1, 8)]
+    out.append(
+        f"| a rank at any depth (tiers hold the same 100 learners, so it does not grow) "
+        f"| at most {worst[0]:g} RCU | at most {worst[1]:g} RCU |"
+    )
 
 
 def main() -> int:
@@ -137,6 +232,7 @@ def main() -> int:
         print(f"DynamoDB Local on {endpoint}; writing {args.users:,} learners", file=sys.stderr)
         seconds = write_learners(args.users, shards=1)
         out.append(f"Wrote {args.users:,} users and {args.users:,} user-stats in {seconds:.0f} s.")
+        rebuild(1, args.users, out)
         measure(1, args.users, out)
         from io import StringIO
 
@@ -150,7 +246,9 @@ def main() -> int:
             f"{reshard_meter.count:,} calls, {reshard_meter.read_units:g} RCU, "
             f"{reshard_meter.write_units:g} WCU."
         )
+        rebuild(8, args.users, out)
         measure(8, args.users, out)
+        project(args.users, out)
     print("\n".join(out))
     return 0
 
