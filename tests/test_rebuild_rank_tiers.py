@@ -10,7 +10,6 @@ from django.core.management import CommandError, call_command
 
 from dynamo import jobs
 from dynamo.batch import batch_put
-from project.schedule import SCHEDULE
 from stats import tiers
 from stats.leaderboard import rank_of, rank_sorted
 from stats.models import METRICS, UserStats
@@ -152,7 +151,3 @@ def test_an_empty_board_gets_an_empty_generation_and_ranks_stay_answerable(dynam
 def test_it_refuses_an_unknown_metric_in_one_line(dynamo):
     with pytest.raises(CommandError, match="Unknown metric speed"):
         call_command("rebuild_rank_tiers", "speed", stdout=StringIO())
-
-
-def test_it_runs_on_the_schedule():
-    assert "rebuild_rank_tiers" in [line for line, _ in SCHEDULE]
