@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -152,6 +152,38 @@ def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_e
     for metric in METRICS:
         expected = true_ranks(metric)
         assert {s.username: rank_of(metric, s) for s in listed()} == expected
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_broken_streaks_lag_within_the_bound_and_the_gardener_moves_no_rank(board, settings):
+    today = date.today()
+    streakers = [item.username for item in board[:6]]
+    for username in streakers:  # a session yesterday: the streak breaks the day after today
+        UserStats.add_session(
+            User.get(username),
+            xp=1,
+            questions=1,
+            correct=1,
+            minutes=1,
+            day=today - timedelta(days=1),
+            now=_now(),
+        )
+    gone = board[-1].username
+    User.get(gone).soft_delete(_now() - timedelta(days=2))
+    rebuild()
+
+    call_command("expire_streaks", now=(_now() + timedelta(days=2)).isoformat(), stdout=_null())
+    settings.USER_PURGE_AFTER_DAYS = 1
+    call_command("purge_deleted", stdout=_null())
+
+    assert UserStats.get_or_none(gone) is None  # purged: it had left the board already
+    assert all(UserStats.get(u).streak == 0 for u in streakers)
+    expected = true_ranks("streak")
+    for stats in listed():
+        assert abs(rank_of("streak", stats) - expected[stats.username]) <= len(streakers)
+    assert {s.username: rank_of("xp", s) for s in listed()} == true_ranks("xp")
+    rebuild()
+    assert {s.username: rank_of("streak", s) for s in listed()} == true_ranks("streak")
 
 
 @pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
