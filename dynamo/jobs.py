@@ -6,7 +6,8 @@ day), a checkpoint (where a long run stopped) or a marker (a seed in progress). 
 out of the domain tables keeps those tables' scans, dumps and admin pages to domain items.
 
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
-(checkpoint), `seed` (marker of an unfinished seed).
+(checkpoint), `seed` (marker of an unfinished seed), `rank_tiers:<metric>` (a board's current
+generation of score tiers, see stats/tiers.py).
 """
 
 from __future__ import annotations
