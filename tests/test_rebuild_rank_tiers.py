@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from io import StringIO
 from itertools import pairwise
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from dynamo import jobs
@@ -13,6 +18,7 @@ from dynamo.batch import batch_put
 from stats import tiers
 from stats.leaderboard import rank_of, rank_sorted
 from stats.models import METRICS, UserStats
+from tests.conftest import SHARED_PREFIX
 from tests.helpers import learners_for, run_together
 from tests.test_leaderboard_ranking import make_stats
 
@@ -128,6 +134,58 @@ def test_a_run_killed_half_way_leaves_ranks_true_and_the_next_run_clears_its_tie
     rebuild("xp")
     after = tiers.pointers(["xp"])["xp"]
     assert stored_generations()["xp"] == {after.generation, before.generation}
+    assert_every_rank_exact(board)
+
+
+# A real kill -9: a child process stores half its tiers, then SIGKILLs itself (no clean-up of
+# any kind runs), at the same point every time.
+KILLED_RUN = """
+import os, signal, django
+django.setup()
+from stats import tiers
+real_put = tiers.batch_put
+def dies_half_way(model, items, **kwargs):
+    items = list(items)
+    real_put(model, items[: len(items) // 2], **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+tiers.batch_put = dies_half_way
+from django.core.management import call_command
+call_command("rebuild_rank_tiers", "xp", tier_size=10)
+"""
+
+
+@pytest.mark.engines("local")  # the child reaches the same engine only over the network
+def test_a_run_killed_with_sigkill_half_way_leaves_ranks_true(board):
+    rebuild()
+    before = tiers.pointers(["xp"])["xp"]
+
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN],
+        cwd=settings.BASE_DIR,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": "/tmp",
+            "DJANGO_ENV_FILE": "",
+            "DJANGO_SETTINGS_MODULE": "project.settings",
+            "DJANGO_DEBUG": "true",
+            "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+            "DYNAMODB_ENDPOINT": UserStats.Meta.host,
+            "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    assert tiers.pointers(["xp"])["xp"] == before
+    assert len(stored_generations()["xp"]) == 2  # the killed run's half is there
+    assert_every_rank_exact(board)
+    rebuild("xp")
+    assert stored_generations()["xp"] == {
+        tiers.pointers(["xp"])["xp"].generation,
+        before.generation,
+    }
     assert_every_rank_exact(board)
 
 
