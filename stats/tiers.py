@@ -18,7 +18,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
@@ -60,10 +60,12 @@ class RankTier(DynamoModel):
 
 
 def board_key(metric: str, generation: str) -> str:
+    """Return the hash key of one board's generation of tiers."""
     return f"{metric}#{generation}"
 
 
 def job_name(metric: str) -> str:
+    """Return the name of the job item that points a board at its current generation."""
     return f"{JOB_PREFIX}{metric}"
 
 
@@ -80,6 +82,7 @@ class Pointer:
 
     @classmethod
     def from_job(cls, metric: str, job: jobs.Job | None) -> Pointer | None:
+        """Return the pointer a job item holds, or None before the board's first rebuild."""
         if job is None or not job.watermark or not job.state:
             return None
         state = job.state
@@ -178,9 +181,8 @@ def new_generation(now: datetime) -> str:
 
 
 def started_at(generation: str) -> datetime:
-    return datetime.strptime(generation.split("-")[0], "%Y%m%dT%H%M%S.%f").replace(
-        tzinfo=utcnow().tzinfo
-    )
+    """Return when the build of a generation started."""
+    return datetime.strptime(generation.split("-")[0], "%Y%m%dT%H%M%S.%f").replace(tzinfo=UTC)
 
 
 def write_tiers(metric: str, generation: str, tiers: list[dict[str, Any]]) -> int:
