@@ -10,9 +10,10 @@ is real.
 
 from __future__ import annotations
 
+import html
 import re
 from io import StringIO
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 from django.core.management import call_command
@@ -43,12 +44,12 @@ URL_SHAPES = [
     "/skills/search/",
     "/skills/search/?skill={skill}&level={level}&min_years={years}",
     "/skills/search/?skill={skill}&min_level={level}",
-    "/skills/search/?skill={skill}&min_level={level}&cursor={search_cursor}",
+    "/skills/search/{search_next}",
     "/api/leaderboard/{metric}?limit={limit}",
     "/api/leaderboard/{metric}?cursor={cursor}",
     "/api/leaderboard/{metric}?user={username}",
     "/api/search?skill={skill}&min_level={level}&min_years={years}",
-    "/api/search?skill={skill}&level={level}&cursor={search_cursor}",
+    "/api/search{api_search_next}",
 ]
 SHAPE_PARAMETERS = {name for shape in URL_SHAPES for name in re.findall(r"{(\w+)}", shape)}
 
@@ -63,7 +64,10 @@ def site(dynamo, settings):
     ranked = rank_sorted(UserStats.scan(), "xp")
     skills = sorted(skill.name for skill in Skill.scan())
     cursors = [client.get(f"/api/leaderboard/{m}").json()["next"] for m in METRICS]
-    search = client.get(f"/api/search?skill={quote(skills[0])}&min_level=Beginner").json()
+    query = f"?skill={quote(skills[0])}&min_level=Beginner&min_years=0"
+    page = client.get(f"/skills/search/{query}").content.decode()
+    search_next = html.unescape(re.search(r'rel="next" href="([^"]+)"', page).group(1))
+    api_next = re.search(r"<([^>]+)>", client.get(f"/api/search{query}")["Link"]).group(1)
     real = {
         "metric": list(METRICS),
         "username": [ranked[n].username for n in (0, len(ranked) // 2, len(ranked) - 1)],
@@ -71,26 +75,37 @@ def site(dynamo, settings):
         "skill": skills,
         "level": list(PROFICIENCIES),
         "years": ["0", "3", "60"],
-        "search_cursor": [search["next"]] if search["next"] else [],
+        # Next pages, whole (their cursor belongs to their query): not quoted again.
+        "search_next": [search_next],
+        "api_search_next": [f"?{urlsplit(api_next).query}"],
         "limit": ["1", "50", "100"],
     }
     with metered() as counting:
         count_higher("xp", ranked[-1].stats.xp)
     assert counting.read_units > CEILING_RCU  # the ceiling bites on this board
     assert set(real) == SHAPE_PARAMETERS
+    assert all(cursors), cursors
     assert all(real[name] for name in real), real
+    # A board's cursor belongs to its metric: the real crawl pairs them.
+    real["cursor_of"] = dict(zip(METRICS, cursors, strict=True))
     return client, real
 
 
-def rcu_of(client: Client, url: str) -> float:
+def rcu_of(client: Client, url: str, *, status: int | None = None) -> float:
     response = client.get(url)
     assert response.status_code < 500, (url, response.status_code)
+    assert status is None or response.status_code == status, (url, response.status_code)
     assert "X-DynamoDB-Capacity" not in response  # anonymous: the figures are staff's only
     return response.wsgi_request.dynamo_meter.read_units
 
 
 def fill(shape: str, values: dict[str, str]) -> str:
-    return shape.format(**{name: quote(str(value), safe="") for name, value in values.items()})
+    return shape.format(
+        **{
+            name: value if name.endswith("_next") else quote(str(value), safe="")
+            for name, value in values.items()
+        }
+    )
 
 
 @pytest.mark.engines("local")
@@ -103,8 +118,10 @@ def test_every_public_url_shape_stays_under_the_ceiling_with_tiers_and_without(s
         for name in names or [None]:
             for value in real[name] if name else [None]:
                 values = {n: real[n][0] for n in names} | ({name: value} if name else {})
+                if "cursor" in values:
+                    values["cursor"] = real["cursor_of"][values["metric"]]
                 url = fill(shape, values)
-                costs[url] = rcu_of(client, url)
+                costs[url] = rcu_of(client, url, status=200)  # real values: real pages
     too_costly = {url: rcu for url, rcu in costs.items() if rcu > CEILING_RCU}
     assert not too_costly, too_costly
     assert any(real["username"][-1] in url for url in costs)  # the bottom learner's rank
@@ -126,7 +143,14 @@ def generated_url(draw, real: dict[str, list[str]]) -> str:
     shape = draw(st.sampled_from(URL_SHAPES))
     values = {}
     for name in re.findall(r"{(\w+)}", shape):
-        values[name] = draw(st.one_of(st.sampled_from(real[name]), text, st.integers(-5, 10**6)))
+        noise = st.one_of(text, st.integers(-5, 10**6))
+        if name.endswith("_next"):  # a real next page, or the same query with a junk cursor
+            noise = noise.map(
+                lambda v: f"?skill=Python&min_level=Expert&cursor={quote(str(v), safe='')}"
+            )
+        values[name] = draw(st.one_of(st.sampled_from(real[name]), noise))
+    if "cursor" in values and draw(st.booleans()):
+        values["cursor"] = real["cursor_of"].get(values.get("metric"), values["cursor"])
     return fill(shape, values)
 
 
