@@ -15,6 +15,8 @@ from .models import METRICS
 from .standings import cache_key, standings
 
 CACHE_SECONDS = 30
+# With ?user=: whose rank, the rank, whether it is exact and how it is shown ("≈1,234").
+USER_FIELDS = ("user", "user_rank", "user_rank_exact", "user_rank_label", "ranks_exact")
 METRIC_LABELS = {"xp": "XP", "streak": "Streak", "efficiency": "Efficiency", "accuracy": "Accuracy"}
 
 
@@ -54,8 +56,7 @@ def _as_json(request: HttpRequest, data: dict[str, Any]) -> dict[str, Any]:
     page = {name: data[name] for name in ("metric", "results", "next")}
     page["next_url"] = _next_url(request, data)
     if data["user"]:
-        page |= {name: data[name] for name in ("user", "user_rank", "user_rank_exact")}
-        page |= {"user_rank_label": data["user_rank_label"], "ranks_exact": data["ranks_exact"]}
+        page |= {name: data[name] for name in USER_FIELDS}
     return page
 
 
