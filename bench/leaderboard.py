@@ -95,7 +95,21 @@ def page_row(client, url: str) -> tuple[str, str, str, float]:
     return str(meter.count), f"{meter.read_units:g}", response, elapsed
 
 
-def measure(shards: int, users: int, out: list[str]) -> None:
+def deepest_inside_a_tier(rows) -> int:
+    """Return the position of the lowest learner whose score is below its tier's ceiling."""
+    from stats import tiers
+
+    pointer = tiers.pointers(["xp"])["xp"]
+    spread = [
+        tier
+        for tier in tiers.RankTier.query(tiers.board_key("xp", pointer.generation))
+        if tier.floor < tier.ceiling and tier.above > 0
+    ]
+    floor = min(spread, key=lambda tier: tier.floor).floor
+    return max(n for n, row in enumerate(rows) if row.stats.xp == floor)
+
+
+def measure(shards: int, users: int, out: list[str], *, pages: bool = True) -> None:
     from django.conf import settings
     from django.test import Client
 
@@ -108,7 +122,7 @@ def measure(shards: int, users: int, out: list[str]) -> None:
     out.append(f"\n### {shards} shard{'s' if shards > 1 else ''}\n")
     out.append("| request | DynamoDB calls | read capacity (RCU) | ms | bare boto3 Query ms |")
     out.append("|---|---:|---:|---:|---:|")
-    for metric in METRICS:
+    for metric in METRICS if pages else ["xp"]:
         calls, rcu, response, ms = page_row(client, f"/leaderboard/?metric={metric}&format=json")
         bare = median_ms(bare_queries(metric, shards))
         out.append(
@@ -121,6 +135,8 @@ def measure(shards: int, users: int, out: list[str]) -> None:
         )
         out.append(f"| `/leaderboard/?metric={metric}` page 2 | {calls} | {rcu} | {ms:.0f} | |")
     page_ms = ms  # the last top-50 page's median, for the bottom rank's ratio
+    if not pages:
+        page_ms = page_row(client, "/leaderboard/?metric=xp&format=json")[3]
     rows, meter, ms = timed(naive_top, "xp", limit=None)
     out.append(
         f"| naive: Scan the whole table + sort in memory (xp) | {meter.count} | "
@@ -134,8 +150,11 @@ def measure(shards: int, users: int, out: list[str]) -> None:
         "| before (counting): RCU | ms |"
     )
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    positions = (("top", 0), ("rank ~1,000", 999), ("middle", users // 2), ("bottom", users - 1))
-    bottom_ms = 0.0
+    positions = [("top", 0), ("rank ~1,000", 999), ("middle", users // 2), ("bottom", users - 1)]
+    # The positions above may sit at their tier's ceiling (no COUNT needed): add one that
+    # needs the COUNT inside its tier, as deep as the tiers allow.
+    positions.append(("deepest inside a tier", deepest_inside_a_tier(rows)))
+    bottom_ms = bottom_rank_ms = 0.0
     for label, position in positions:
         stats = rows[position].stats
         info, rank_meter, _ = timed(leaderboard.rank_info, "xp", stats)
@@ -145,21 +164,28 @@ def measure(shards: int, users: int, out: list[str]) -> None:
             client, f"/leaderboard/?metric=xp&user={stats.username}&format=json"
         )
         assert response.json()["user_rank"] == rows[position].rank
-        old_rcu, old_ms = BEFORE[shards][label]
-        bottom_ms = ms_user
+        old_rcu, old_ms = BEFORE[shards].get(label, ("", ""))
+        if label == "bottom":
+            bottom_ms, bottom_rank_ms = ms_user, rank_ms
         out.append(
             f"| {label} | {info.label} | {rank_meter.count} | {rank_meter.read_units:g} "
-            f"| {rank_ms:.0f} | {calls} | {rcu} | {ms_user:.0f} | {old_rcu:,} | {old_ms:,} |"
+            f"| {rank_ms:.0f} | {calls} | {rcu} | {ms_user:.0f} | {_figure(old_rcu)} "
+            f"| {_figure(old_ms)} |"
         )
         RANK_COSTS.setdefault(shards, []).append(rank_meter.read_units)
     out.append(
         f"\nThe bottom learner's `?user=` request: {bottom_ms:.0f} ms at p50, "
-        f"{bottom_ms / page_ms:.1f}x the top-50 page ({page_ms:.0f} ms)."
+        f"{bottom_ms / page_ms:.1f}x the top-50 page ({page_ms:.0f} ms); the bottom rank alone "
+        f"(`rank_info`) {bottom_rank_ms:.0f} ms, {bottom_rank_ms / page_ms:.1f}x."
     )
     rows = rows[:50]
     # Same ranking either way: the merged top 50 equals the brute-force one.
     fast = [(r.rank, r.username) for r in leaderboard.top("xp").rows]
     assert fast == [(r.rank, r.username) for r in rows], "sharded top-50 differs from Scan-and-sort"
+
+
+def _figure(value) -> str:
+    return f"{value:,}" if value != "" else "-"
 
 
 REBUILDS: dict[int, dict[str, float]] = {}
@@ -224,7 +250,15 @@ def project(users: int, out: list[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument(
+        "--ranks-only",
+        type=int,
+        metavar="SHARDS",
+        help="write the learners on this many shards, rebuild once, measure only the ranks",
+    )
     args = parser.parse_args()
+    if args.ranks_only:
+        return ranks_only(args.users, args.ranks_only)
     out = [f"# Leaderboard on DynamoDB Local, {args.users:,} learners\n"]
     with engine() as endpoint:
         from django.core.management import call_command
@@ -252,6 +286,19 @@ def main() -> int:
         rebuild(8, args.users, out)
         measure(8, args.users, out)
         project(args.users, out)
+    print("\n".join(out))
+    return 0
+
+
+def ranks_only(users: int, shards: int) -> int:
+    """Measure ranks alone: learners written straight onto `shards` shards, one rebuild."""
+    out = [f"# Ranks on DynamoDB Local, {users:,} learners, {shards} shard(s)\n"]
+    with engine() as endpoint:
+        print(f"DynamoDB Local on {endpoint}; writing {users:,} learners", file=sys.stderr)
+        seconds = write_learners(users, shards=shards)
+        out.append(f"Wrote {users:,} users and {users:,} user-stats in {seconds:.0f} s.")
+        rebuild(shards, users, out)
+        measure(shards, users, out, pages=False)
     print("\n".join(out))
     return 0
 
