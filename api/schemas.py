@@ -187,6 +187,13 @@ class BoardPage(Schema):
     next: str | None = Field(None, description="The cursor of the next page, if any.")
     user: str | None = Field(None, description="With ?user=: whose rank this is.")
     user_rank: int | None = None
+    user_rank_exact: bool | None = Field(
+        None, description="With ?user=: False where the rank comes from tiers that may lag."
+    )
+    user_rank_label: str | None = Field(
+        None, description='With ?user=: the rank as shown: "1,234", "≈1,234", or "301+".'
+    )
+    ranks_exact: bool = Field(True, description="False where the page's ranks are approximate.")
 
 
 class Holder(Schema):

@@ -75,7 +75,7 @@ def put_request(item: DynamoModel) -> dict[str, Any]:
 
 def delete_request(item: DynamoModel) -> dict[str, Any]:
     """Return the BatchWriteItem request that deletes an item by its key."""
-    key = item.serialize()
+    key = item.serialize(null_check=False)  # an item read with its keys only will do
     return {"DeleteRequest": {"Key": {name: key[name] for name in item.key_attribute_names()}}}
 
 

@@ -7,7 +7,8 @@ out of the domain tables keeps those tables' scans, dumps and admin pages to dom
 
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
 (checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
-held while one run rewrites a skill's copies, deleted when it is done).
+held while one run rewrites a skill's copies, deleted when it is done), `rank_tiers:<metric>`
+(a board's current generation of score tiers, see stats/tiers.py).
 """
 
 from __future__ import annotations

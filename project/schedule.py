@@ -10,5 +10,6 @@ SCHEDULE: list[tuple[str, timedelta]] = [
     ("sync_user_skills --pending", timedelta(minutes=1)),
     ("send_reminders", timedelta(hours=1)),
     ("expire_streaks", timedelta(hours=1)),
+    ("rebuild_rank_tiers", timedelta(minutes=15)),
     ("purge_deleted", timedelta(days=1)),
 ]

@@ -6,4 +6,4 @@ class StatsConfig(AppConfig):
     verbose_name = "Learner statistics"
 
     def ready(self) -> None:
-        from . import receivers  # noqa: F401
+        from . import receivers, tiers  # noqa: F401  (tiers registers the rank-tiers table)

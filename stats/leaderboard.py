@@ -14,6 +14,7 @@ from typing import Any
 
 from dynamo import cursors
 
+from . import tiers
 from .models import METRICS, UserStats, leaderboard_partitions
 
 PAGE_SIZE = 50
@@ -48,6 +49,8 @@ class Board:
     username: str | None = None
     shards: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    rank: RankInfo | None = None  # with `username`: the user's rank and its exactness
+    exact: bool = True  # whether every rank on the page is exact
 
 
 def check_metric(metric: str) -> str:
@@ -169,8 +172,38 @@ def top(
 
 
 # --- a user's rank and neighbours -----------------------------------------------------------
+# Without tiers yet (a fresh install) a rank is counted, but never past this many index items
+# a board (about 10 RCU); deeper than that it is a lower bound until the first rebuild.
+FALLBACK_ITEMS = 300
+
+
+@dataclass(frozen=True)
+class RankInfo:
+    """A learner's rank on one board, whether it is exact, and how to show it."""
+
+    rank: int
+    exact: bool
+    # False before the first rebuild when counting stopped at its budget: `rank` is a floor.
+    ready: bool = True
+    learners: int | None = None  # on the board at the last rebuild
+
+    @property
+    def label(self) -> str:
+        """Return the rank as the page shows it: `1,234`, `≈1,234`, or `301+` (a floor)."""
+        if not self.ready:
+            return f"{self.rank:,}+"
+        return f"{self.rank:,}" if self.exact else f"≈{self.rank:,}"
+
+    @property
+    def top_percent(self) -> int | None:
+        """Return the share of the board at or above this rank, in whole percent (at least 1)."""
+        if not self.learners or not self.ready:
+            return None
+        return max(1, min(100, -(-100 * self.rank // self.learners)))
+
+
 def count_higher(metric: str, score: Any, *, shards: int | None = None) -> int:
-    """Count users whose score beats `score`: one COUNT Query per shard (cost grows with it)."""
+    """Count users whose score beats `score` by COUNT Queries (maintenance and tests only)."""
     index = UserStats.leaderboard_index(metric)
     attribute = getattr(UserStats, metric)
     return sum(
@@ -179,10 +212,72 @@ def count_higher(metric: str, score: Any, *, shards: int | None = None) -> int:
     )
 
 
-def rank_of(metric: str, stats: UserStats, *, shards: int | None = None) -> int:
-    """Return a user's rank: one plus the users with a higher score."""
+def rank_info(metric: str, stats: UserStats, *, shards: int | None = None) -> RankInfo:
+    """Return a user's rank with its exactness: 2 calls plus one per shard at most."""
     check_metric(metric)
-    return 1 + count_higher(metric, getattr(stats, metric), shards=shards)
+    return rank_infos(stats, [metric], shards=shards)[metric]
+
+
+def rank_infos(
+    stats: UserStats, metrics: Iterable[str] = METRICS, *, shards: int | None = None
+) -> dict[str, RankInfo]:
+    """Return a user's rank on several boards; every board's tier pointer is read in one call."""
+    metrics = [check_metric(metric) for metric in metrics]
+    found = tiers.pointers(metrics)
+    partitions = leaderboard_partitions(shards)
+    return {
+        metric: score_rank(metric, getattr(stats, metric), found[metric], partitions)
+        for metric in metrics
+    }
+
+
+def rank_of(metric: str, stats: UserStats, *, shards: int | None = None) -> int:
+    """Return a user's rank: one plus the users with a higher score (see rank_info)."""
+    return rank_info(metric, stats, shards=shards).rank
+
+
+def score_rank(
+    metric: str, score: Any, pointer: tiers.Pointer | None, partitions: list[str]
+) -> RankInfo:
+    """Return the rank of a score: its tier's `above` plus a COUNT inside that tier."""
+    if pointer is None:
+        return _counted_rank(metric, score, partitions)
+    index = UserStats.leaderboard_index(metric)
+    attribute = getattr(UserStats, metric)
+    tier = tiers.tier_for(pointer, score)
+    if tier is None or tier.above == 0:
+        # The top tier (or above it): counted live, so always exact and still small.
+        higher = sum(index.count(p, range_key_condition=attribute > score) for p in partitions)
+        return RankInfo(1 + higher, exact=True, learners=pointer.learners)
+    inside = 0
+    if score < tier.ceiling:
+        inside = sum(
+            index.count(
+                p,
+                range_key_condition=attribute.between(score + tiers.SCORE_EPSILON, tier.ceiling),
+            )
+            for p in partitions
+        )
+    return RankInfo(1 + int(tier.above) + inside, exact=False, learners=pointer.learners)
+
+
+def _counted_rank(metric: str, score: Any, partitions: list[str]) -> RankInfo:
+    """Count the scores above, at most FALLBACK_ITEMS a board: a board with no tiers yet."""
+    connection = UserStats._get_connection()
+    attribute = getattr(UserStats, metric)
+    budget = max(1, FALLBACK_ITEMS // len(partitions))
+    higher, complete = 0, True
+    for partition in partitions:
+        page = connection.query(
+            partition,
+            range_key_condition=attribute > score,
+            index_name=f"gsi_leaderboard_{metric}",
+            select="COUNT",
+            limit=budget,
+        )
+        higher += page.get("Count", 0)
+        complete = complete and not page.get("LastEvaluatedKey")
+    return RankInfo(1 + higher, exact=complete, ready=complete)
 
 
 def _walk(
@@ -220,40 +315,64 @@ def _walk(
     return found[:window]
 
 
+def _groups(rows: list[UserStats], metric: str) -> list[tuple[Any, int]]:
+    """Return (score, how many) for each run of equal scores, in order."""
+    groups: list[tuple[Any, int]] = []
+    for item in rows:
+        value = getattr(item, metric)
+        if groups and groups[-1][0] == value:
+            groups[-1] = (value, groups[-1][1] + 1)
+        else:
+            groups.append((value, 1))
+    return groups
+
+
 def around(
     metric: str, username: str, *, window: int = NEIGHBOURS, shards: int | None = None
 ) -> Board | None:
-    """Return a user's rank and the rows just above and below it, or None without stats."""
+    """Return a user's rank and the rows just above and below it, or None without stats.
+
+    The neighbours' ranks follow from the user's by the sizes of the score groups the window
+    shows whole; a group the window cuts (the top one, the user's own before the first row
+    below) gets its rank from the tiers instead, so nothing counts a whole group of ties.
+    """
     check_metric(metric)
     stats = UserStats.get_or_none(username)
     if stats is None or stats.leaderboard_partition is None:
         return None
     partitions = leaderboard_partitions(shards)
-    index = UserStats.leaderboard_index(metric)
-    attribute = getattr(UserStats, metric)
+    pointer = tiers.pointers([metric])[metric]
     score = getattr(stats, metric)
-    higher = count_higher(metric, score, shards=shards)
-    ties_above = sum(
-        index.count(p, range_key_condition=(attribute == score) & (UserStats.username > username))
-        for p in partitions
-    )
-    position = higher + ties_above + 1
+    mine = score_rank(metric, score, pointer, partitions)
     above = list(reversed(_walk(metric, stats, partitions, upward=True, window=window)))
     below = _walk(metric, stats, partitions, upward=False, window=window)
 
     ordered = [*above, stats, *below]
-    first = position - len(above)
-    rows: list[Row] = []
-    for offset, item in enumerate(ordered):
-        value = getattr(item, metric)
-        if value == score:
-            rank = higher + 1
-        elif rows and getattr(rows[-1].stats, metric) == value:
-            rank = rows[-1].rank
-        elif offset == 0 and first > 1:
-            # The top row's group may start above the window: count it.
-            rank = 1 + count_higher(metric, value, shards=shards)
-        else:
-            rank = first + offset
-        rows.append(Row(rank, item))
-    return Board(metric, rows, user_rank=higher + 1, username=username, shards=len(partitions))
+    groups = _groups(ordered, metric)
+    mine_at = next(n for n, (value, _) in enumerate(groups) if value == score)
+    ranks = [0] * len(groups)
+    ranks[mine_at] = mine.rank
+    exact = mine.exact
+    top_whole = len(above) < window  # nothing above the window: its first group is whole
+    for n in range(mine_at - 1, -1, -1):
+        value, size = groups[n]
+        ranks[n] = max(1, ranks[n + 1] - size)
+        if n == 0 and not top_whole:
+            found = score_rank(metric, value, pointer, partitions)
+            ranks[n], exact = min(found.rank, ranks[n]), exact and found.exact
+    for n in range(mine_at + 1, len(groups)):
+        ranks[n] = ranks[n - 1] + groups[n - 1][1]
+        if n - 1 == 0 and not top_whole:  # the user's own ties run on above the window
+            found = score_rank(metric, groups[n][0], pointer, partitions)
+            ranks[n], exact = max(found.rank, ranks[n]), exact and found.exact
+    rank_of_value = {value: ranks[n] for n, (value, _) in enumerate(groups)}
+    rows = [Row(rank_of_value[getattr(item, metric)], item) for item in ordered]
+    return Board(
+        metric,
+        rows,
+        user_rank=mine.rank,
+        username=username,
+        shards=len(partitions),
+        rank=mine,
+        exact=exact,
+    )

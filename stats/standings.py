@@ -218,6 +218,10 @@ def as_data(board: Board, names: dict[str, str]) -> dict[str, Any]:
         "next": board.next_cursor or None,
         "user": board.username,
         "user_rank": board.user_rank,
+        # Whether the ranks are exact, and the user's as shown ("≈1,234"): see stats/tiers.py.
+        "user_rank_exact": board.rank.exact if board.rank else None,
+        "user_rank_label": board.rank.label if board.rank else None,
+        "ranks_exact": board.exact,
     }
 
 

@@ -18,6 +18,8 @@ from .leaderboard import BadLeaderboardRequest, check_metric
 from .models import METRICS
 from .standings import board_entry, fragment
 
+# With ?user=: whose rank, the rank, whether it is exact and how it is shown ("≈1,234").
+USER_FIELDS = ("user", "user_rank", "user_rank_exact", "user_rank_label", "ranks_exact")
 METRIC_LABELS = {"xp": "XP", "streak": "Streak", "efficiency": "Efficiency", "accuracy": "Accuracy"}
 
 
@@ -66,7 +68,7 @@ def _as_json(request: HttpRequest, data: dict[str, Any]) -> dict[str, Any]:
     page = {name: data[name] for name in ("metric", "results", "next")}
     page["next_url"] = _next_url(request, data)
     if data["user"]:
-        page |= {"user": data["user"], "user_rank": data["user_rank"]}
+        page |= {name: data[name] for name in USER_FIELDS}
     return page
 
 
@@ -122,6 +124,8 @@ def _context(data: dict[str, Any]) -> dict[str, Any]:
         "next_cursor": data["next"],
         "username": data["user"],
         "user_rank": data["user_rank"],
+        "user_rank_label": data["user_rank_label"],
+        "ranks_exact": data["ranks_exact"],
     }
 
 

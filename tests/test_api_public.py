@@ -66,6 +66,12 @@ def test_the_leaderboard_pages_by_cursor_to_the_end(learners, anonymous):
 def test_a_learners_rank_comes_with_their_neighbours(learners, anonymous):
     body = anonymous.get("/api/leaderboard/streak?user=carol").json()
     assert (body["user"], body["user_rank"]) == ("carol", 4)
+    # Five learners fit in the top tier (or, with no tiers yet, are all counted): exact.
+    assert (body["user_rank_exact"], body["user_rank_label"], body["ranks_exact"]) == (
+        True,
+        "4",
+        True,
+    )
     assert "carol" in [r["username"] for r in body["results"]]
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 
 from dynamo.batch import batch_put
 from stats.models import UserStats
@@ -107,6 +110,34 @@ def test_a_user_lookup_shows_the_rank_and_neighbours(client, learners):
     ]
     html = client.get("/leaderboard/?metric=xp&user=bob").content.decode()
     assert "is-me" in html and "#2" in html
+
+
+@pytest.fixture
+def thirty(dynamo, settings):
+    """Thirty learners with XP 10, 20, ... 300, and tiers of ten built over them."""
+    settings.LEADERBOARD_SHARDS = 2
+    names = [f"learner{n:02d}" for n in range(1, 31)]
+    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u in names])
+    batch_put(UserStats, [UserStats(u, xp=10 * n) for n, u in enumerate(names, start=1)])
+    call_command("rebuild_rank_tiers", "xp", tier_size=10, stdout=StringIO())
+
+
+def test_a_rank_below_the_top_tier_says_it_is_approximate(client, thirty):
+    deep = client.get("/leaderboard/?metric=xp&user=learner05&format=json").json()
+    top = client.get("/leaderboard/?metric=xp&user=learner28&format=json").json()
+
+    # learner05 has the 26th best XP: right after the rebuild the number is exact, but its
+    # tiers may lag once scores move, so the page and the JSON say so.
+    assert (deep["user_rank"], deep["user_rank_exact"], deep["user_rank_label"]) == (
+        26,
+        False,
+        "≈26",
+    )
+    assert deep["ranks_exact"] is False
+    assert (top["user_rank"], top["user_rank_exact"], top["user_rank_label"]) == (3, True, "3")
+    html = client.get("/leaderboard/?metric=xp&user=learner05").content.decode()
+    assert '<span class="lb-you-rank">#≈26</span>' in html
+    assert ">≈</abbr>26<" in html
 
 
 def test_an_unknown_user_gives_a_404_page(client, learners):

@@ -27,6 +27,7 @@ def test_the_schedule_names_every_periodic_command_with_its_interval():
         "sync_user_skills --pending": timedelta(minutes=1),
         "send_reminders": timedelta(hours=1),
         "expire_streaks": timedelta(hours=1),
+        "rebuild_rank_tiers": timedelta(minutes=15),
         "purge_deleted": timedelta(days=1),
     }
 

@@ -65,6 +65,7 @@ EXPECTED = {
         },
     ),
     "jobs": ([("name", "HASH")], {}),
+    "rank-tiers": ([("board", "HASH"), ("ceiling", "RANGE")], {}),
 }
 
 

@@ -1,0 +1,241 @@
+"""Score tiers: a small item per score range, so a learner's rank costs the same at any depth.
+
+A tier covers the scores above the next lower tier's ceiling up to its own `ceiling` and
+records, as of its generation's build, how many learners it held and how many stood above
+it. `rebuild_rank_tiers` makes a generation from one pass over each board's index, cutting a
+tier every TIER_SIZE learners but never inside a group of equal scores, then points the
+board at it (the `rank_tiers:<metric>` job). A rank is then one plus the tier's `above` plus
+a live COUNT of the scores above the learner's inside that one small tier.
+
+Exact when nothing moved since the build; the top tier (nobody above it) is counted live and
+is always exact. Below it the error of a rank is at most the number of learners whose score
+crossed that tier's ceiling, or who joined or left the board, since the build.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+
+from dynamo import jobs
+from dynamo.batch import batch_delete, batch_put
+from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
+
+from .models import METRICS, UserStats, leaderboard_partitions
+
+# Learners per tier: the COUNT inside a tier reads fewer than this many index items (about
+# 270 bytes each, so under 4 RCU), which keeps a rank within 10 RCU even on eight shards.
+TIER_SIZE = 100
+# Scores are whole numbers (xp, streak) or tenths (the percentages), so no score lies
+# strictly between s and s + SCORE_EPSILON: BETWEEN s + SCORE_EPSILON AND c means s < x <= c.
+SCORE_EPSILON = 1e-6
+# A build older than this is not made current (its half could have been cleared meanwhile),
+# and a generation that never became current is cleared once this old.
+STALE_AFTER = timedelta(hours=1)
+PAGE_SIZE = 1000
+JOB_PREFIX = "rank_tiers:"
+
+
+class RankTier(DynamoModel):
+    """One score range of one board's generation: its learners and how many stand above."""
+
+    app_label = "stats"
+    model_name = "ranktier"
+    verbose_name = "rank tier"
+
+    class Meta(DynamoMeta):
+        table_suffix = "rank-tiers"
+
+    board = UnicodeAttribute(hash_key=True)  # `<metric>#<generation>`
+    ceiling = NumberAttribute(range_key=True)  # the tier's highest score at the build
+    floor = NumberAttribute()  # its lowest score at the build
+    learners = NumberAttribute()  # learners with a score from floor to ceiling
+    above = NumberAttribute()  # learners with a score above the ceiling
+
+
+def board_key(metric: str, generation: str) -> str:
+    """Return the hash key of one board's generation of tiers."""
+    return f"{metric}#{generation}"
+
+
+def job_name(metric: str) -> str:
+    """Return the name of the job item that points a board at its current generation."""
+    return f"{JOB_PREFIX}{metric}"
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A board's current generation of tiers, as its job item records it."""
+
+    metric: str
+    generation: str
+    previous: str | None
+    learners: int
+    tiers: int
+    built_at: str
+
+    @classmethod
+    def from_job(cls, metric: str, job: jobs.Job | None) -> Pointer | None:
+        """Return the pointer a job item holds, or None before the board's first rebuild."""
+        if job is None or not job.watermark or not job.state:
+            return None
+        state = job.state
+        return cls(
+            metric,
+            job.watermark,
+            state.get("previous"),
+            int(state.get("learners", 0)),
+            int(state.get("tiers", 0)),
+            state.get("built_at", ""),
+        )
+
+
+def pointers(metrics: Iterable[str]) -> dict[str, Pointer | None]:
+    """Return each board's current generation: one GetItem, or one BatchGetItem for several."""
+    metrics = list(dict.fromkeys(metrics))
+    if len(metrics) == 1:
+        found = {metrics[0]: jobs.Job.get_or_none(job_name(metrics[0]))}
+    else:
+        by_name = {job.name: job for job in jobs.Job.batch_get([job_name(m) for m in metrics])}
+        found = {m: by_name.get(job_name(m)) for m in metrics}
+    return {metric: Pointer.from_job(metric, job) for metric, job in found.items()}
+
+
+def tier_for(pointer: Pointer, score: Any) -> RankTier | None:
+    """Return the tier whose range holds `score` (one Query), or None above the top tier."""
+    found = RankTier.query(
+        board_key(pointer.metric, pointer.generation),
+        RankTier.ceiling >= score,
+        scan_index_forward=True,
+        limit=1,
+        page_size=1,
+    )
+    return next(iter(found), None)
+
+
+# --- building -------------------------------------------------------------------------------
+def score_counts(
+    metric: str, *, shards: int | None = None, progress: Callable[[int], None] | None = None
+) -> Counter:
+    """Read the board's index once, shard by shard; return how many learners hold each score."""
+    client = client_for(UserStats)
+    counts: Counter = Counter()
+    read = 0
+    for partition in leaderboard_partitions(shards):
+        start: dict[str, Any] | None = None
+        while True:
+            page = client.query(
+                TableName=UserStats.Meta.table_name,
+                IndexName=f"gsi_leaderboard_{metric}",
+                KeyConditionExpression="leaderboard_partition = :p",
+                ExpressionAttributeValues={":p": {"S": partition}},
+                ProjectionExpression="#m",
+                ExpressionAttributeNames={"#m": metric},
+                Limit=PAGE_SIZE,
+                **({"ExclusiveStartKey": start} if start else {}),
+            )  # raw pages: only the score is needed, so no model is built per learner
+            for item in page.get("Items", []):
+                counts[_number(item[metric]["N"])] += 1
+            read += len(page.get("Items", []))
+            if progress:
+                progress(read)
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+    return counts
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def cut_tiers(counts: Counter, size: int = TIER_SIZE) -> list[dict[str, Any]]:
+    """Return tiers, best first: about `size` learners each, never splitting equal scores."""
+    tiers: list[dict[str, Any]] = []
+    above = 0
+    current: dict[str, Any] | None = None
+    for score in sorted(counts, reverse=True):
+        many = counts[score]
+        if current is None or current["learners"] + many > size:
+            if current is not None:
+                above += current["learners"]
+                tiers.append(current)
+            current = {"ceiling": score, "floor": score, "learners": 0, "above": above}
+        current["floor"] = score
+        current["learners"] += many
+    if current is not None:
+        tiers.append(current)
+    return tiers
+
+
+def new_generation(now: datetime) -> str:
+    """Return a generation id that sorts by when its build started."""
+    return f"{now:%Y%m%dT%H%M%S.%f}-{uuid.uuid4().hex[:6]}"
+
+
+def started_at(generation: str) -> datetime:
+    """Return when the build of a generation started."""
+    return datetime.strptime(generation.split("-")[0], "%Y%m%dT%H%M%S.%f").replace(tzinfo=UTC)
+
+
+def write_tiers(metric: str, generation: str, tiers: list[dict[str, Any]]) -> int:
+    """Store a generation's tiers (batches of 25); return how many."""
+    key = board_key(metric, generation)
+    return batch_put(RankTier, (RankTier(key, **tier) for tier in tiers))
+
+
+def make_current(metric: str, generation: str, learners: int, tiers: int) -> bool:
+    """Point the board at `generation` unless a build that started later already is."""
+    name = job_name(metric)
+    for _ in range(jobs.WATERMARK_ROUNDS):
+        stored = Pointer.from_job(metric, jobs.Job.get_or_none(name, consistent_read=True))
+        if stored is not None and stored.generation >= generation:
+            return False
+        state = {
+            "previous": stored.generation if stored else None,
+            "learners": learners,
+            "tiers": tiers,
+            "built_at": utcnow().isoformat(),
+        }
+        if stored is None:
+            condition = jobs.Job.watermark.does_not_exist()
+        else:
+            condition = jobs.Job.watermark == stored.generation
+        done = jobs.Job.apply(
+            name, [jobs.Job.watermark.set(generation), jobs.Job.state.set(state)], condition
+        )
+        if done is not None:
+            return True
+    raise RuntimeError(f"Could not point the {metric} board at its tiers: too much contention.")
+
+
+def drop_generation(metric: str, generation: str) -> int:
+    """Delete every tier of one generation; return how many."""
+    return batch_delete(RankTier, RankTier.query(board_key(metric, generation), page_size=500))
+
+
+def clear_unused(now: datetime) -> int:
+    """Delete generations no board points at: superseded, lost or left by a killed build.
+
+    The current and the previous generation stay (a reader may hold the previous pointer);
+    one that started after the current may still be building, so it stays until stale. A
+    maintenance Scan of this small table, projected to its keys.
+    """
+    live = {m: p for m, p in pointers(METRICS).items() if p is not None}
+    doomed: dict[tuple[str, str], list[RankTier]] = {}
+    for tier in RankTier.scan(attributes_to_get=["board", "ceiling"], page_size=1000):
+        metric, _, generation = tier.board.partition("#")
+        pointer = live.get(metric)
+        if pointer is not None and generation in (pointer.generation, pointer.previous):
+            continue
+        superseded = pointer is not None and generation < pointer.generation
+        if superseded or now - started_at(generation) > STALE_AFTER:
+            doomed.setdefault((metric, generation), []).append(tier)
+    return sum(batch_delete(RankTier, tiers) for tiers in doomed.values())

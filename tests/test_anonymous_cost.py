@@ -1,0 +1,171 @@
+"""No anonymous request reads more than 50 RCU, whatever its parameters (DynamoDB Local only).
+
+Every public URL shape is listed once, in URL_SHAPES: a new public page is one more line.
+Each is crawled with real parameters (the top, middle and bottom learner, every board's next
+page, the search's pages) and then with generated ones, uncached, as an anonymous client, and
+each response's capacity is read from the request's own meter (the X-DynamoDB-* headers are
+for staff only). moto reports a flat 1.0 per call, so the ceiling is checked where capacity
+is real.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from io import StringIO
+from urllib.parse import quote, urlsplit
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from catalog.models import Skill
+from dynamo import jobs
+from dynamo.meter import metered
+from stats import tiers
+from stats.leaderboard import count_higher, rank_sorted
+from stats.models import METRICS, UserStats
+from users.models import PROFICIENCIES
+
+CEILING_RCU = 50
+# Enough that counting everyone above the bottom learner (before tiers) breaks the ceiling.
+LEARNERS = 2000
+
+# Every public URL shape, its parameters in braces (filled from PARAMETERS).
+URL_SHAPES = [
+    "/",
+    "/leaderboard/?metric={metric}",
+    "/leaderboard/?metric={metric}&cursor={cursor}",
+    "/leaderboard/?metric={metric}&user={username}",
+    "/leaderboard/?metric={metric}&user={username}&format=json",
+    "/skills/search/",
+    "/skills/search/?skill={skill}&level={level}&min_years={years}",
+    "/skills/search/?skill={skill}&min_level={level}",
+    "/skills/search/{search_next}",
+    "/api/leaderboard/{metric}?limit={limit}",
+    "/api/leaderboard/{metric}?cursor={cursor}",
+    "/api/leaderboard/{metric}?user={username}",
+    "/api/search?skill={skill}&min_level={level}&min_years={years}",
+    "/api/search{api_search_next}",
+]
+SHAPE_PARAMETERS = {name for shape in URL_SHAPES for name in re.findall(r"{(\w+)}", shape)}
+
+
+@pytest.fixture
+def site(dynamo, settings):
+    """A modest board (learners with stats and skills) with its tiers built; no page cache."""
+    settings.LEADERBOARD_CACHE_SECONDS = 0  # each request's own reads, not the cache's
+    call_command("seed", users=LEARNERS, random_seed=3, stdout=StringIO())
+    call_command("rebuild_rank_tiers", stdout=StringIO())
+    client = Client()
+    ranked = rank_sorted(UserStats.scan(), "xp")
+    skills = sorted(skill.name for skill in Skill.scan())
+    cursors = [client.get(f"/api/leaderboard/{m}").json()["next"] for m in METRICS]
+    query = f"?skill={quote(skills[0])}&min_level=Beginner&min_years=0"
+    page = client.get(f"/skills/search/{query}").content.decode()
+    search_next = html.unescape(re.search(r'rel="next" href="([^"]+)"', page).group(1))
+    api_next = re.search(r"<([^>]+)>", client.get(f"/api/search{query}")["Link"]).group(1)
+    real = {
+        "metric": list(METRICS),
+        "username": [ranked[n].username for n in (0, len(ranked) // 2, len(ranked) - 1)],
+        "cursor": [c for c in cursors if c],
+        "skill": skills,
+        "level": list(PROFICIENCIES),
+        "years": ["0", "3", "60"],
+        # Next pages, whole (their cursor belongs to their query): not quoted again.
+        "search_next": [search_next],
+        "api_search_next": [f"?{urlsplit(api_next).query}"],
+        "limit": ["1", "50", "100"],
+    }
+    with metered() as counting:
+        count_higher("xp", ranked[-1].stats.xp)
+    assert counting.read_units > CEILING_RCU  # the ceiling bites on this board
+    assert set(real) == SHAPE_PARAMETERS
+    assert all(cursors), cursors
+    assert all(real[name] for name in real), real
+    # A board's cursor belongs to its metric: the real crawl pairs them.
+    real["cursor_of"] = dict(zip(METRICS, cursors, strict=True))
+    return client, real
+
+
+def rcu_of(client: Client, url: str, *, status: int | None = None) -> float:
+    response = client.get(url)
+    assert response.status_code < 500, (url, response.status_code)
+    assert status is None or response.status_code == status, (url, response.status_code)
+    assert "X-DynamoDB-Capacity" not in response  # anonymous: the figures are staff's only
+    return response.wsgi_request.dynamo_meter.read_units
+
+
+def fill(shape: str, values: dict[str, str]) -> str:
+    return shape.format(
+        **{
+            name: value if name.endswith("_next") else quote(str(value), safe="")
+            for name, value in values.items()
+        }
+    )
+
+
+@pytest.mark.engines("local")
+def test_every_public_url_shape_stays_under_the_ceiling_with_tiers_and_without(site):
+    client, real = site
+    costs = {}
+    for shape in URL_SHAPES:
+        names = re.findall(r"{(\w+)}", shape)
+        # Each parameter's every real value at least once, the others at their first.
+        for name in names or [None]:
+            for value in real[name] if name else [None]:
+                values = {n: real[n][0] for n in names} | ({name: value} if name else {})
+                if "cursor" in values:
+                    values["cursor"] = real["cursor_of"][values["metric"]]
+                url = fill(shape, values)
+                costs[url] = rcu_of(client, url, status=200)  # real values: real pages
+    too_costly = {url: rcu for url, rcu in costs.items() if rcu > CEILING_RCU}
+    assert not too_costly, too_costly
+    assert any(real["username"][-1] in url for url in costs)  # the bottom learner's rank
+
+    # A fresh install (no tiers to point at yet) counts within a budget, even at the bottom.
+    for metric in METRICS:
+        jobs.forget(tiers.job_name(metric))
+    for metric in METRICS:
+        url = f"/leaderboard/?metric={metric}&user={real['username'][-1]}&format=json"
+        assert rcu_of(client, url) <= CEILING_RCU
+        assert client.get(url).json()["user_rank_label"].endswith("+")
+
+
+text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+
+
+@st.composite
+def generated_url(draw, real: dict[str, list[str]]) -> str:
+    shape = draw(st.sampled_from(URL_SHAPES))
+    values = {}
+    for name in re.findall(r"{(\w+)}", shape):
+        noise = st.one_of(text, st.integers(-5, 10**6))
+        if name.endswith("_next"):  # a real next page, or the same query with a junk cursor
+            noise = noise.map(
+                lambda v: f"?skill=Python&min_level=Expert&cursor={quote(str(v), safe='')}"
+            )
+        values[name] = draw(st.one_of(st.sampled_from(real[name]), noise))
+    if "cursor" in values and draw(st.booleans()):
+        values["cursor"] = real["cursor_of"].get(values.get("metric"), values["cursor"])
+    return fill(shape, values)
+
+
+@pytest.mark.engines("local")
+def test_generated_parameters_never_lift_a_request_over_the_ceiling(site):
+    client, real = site
+
+    @hypothesis_settings(
+        max_examples=120,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(url=generated_url(real))
+    def check(url):
+        assert rcu_of(client, url) <= CEILING_RCU, url
+
+    check()

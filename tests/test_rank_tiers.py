@@ -1,0 +1,257 @@
+"""Ranks from score tiers against a brute-force ranking: exact after a rebuild, bounded after."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from django.core.management import call_command
+
+from dynamo.batch import batch_put
+from dynamo.meter import metered
+from stats import leaderboard, tiers
+from stats.leaderboard import RankInfo, rank_info, rank_infos, rank_of, rank_sorted
+from stats.models import METRICS, UserStats
+from tests.helpers import learners_for
+from tests.test_leaderboard_ranking import make_stats
+from users.models import User
+
+USERS = 90
+TIER_SIZE = 10  # small tiers, so 90 learners make many of them and every case occurs
+
+
+@pytest.fixture
+def board(dynamo, settings, request):
+    settings.LEADERBOARD_SHARDS = request.param
+    items = make_stats(USERS, request.param)
+    learners_for([item.username for item in items])
+    batch_put(UserStats, items)
+    return items
+
+
+def rebuild(**options) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    call_command("rebuild_rank_tiers", tier_size=TIER_SIZE, stdout=out, **options)
+    return out.getvalue()
+
+
+def listed() -> list[UserStats]:
+    return [s for s in UserStats.scan() if s.leaderboard_partition is not None]
+
+
+def true_ranks(metric: str) -> dict[str, int]:
+    return {row.username: row.rank for row in rank_sorted(listed(), metric)}
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+def test_every_rank_is_exact_right_after_a_rebuild(board):
+    rebuild()
+
+    for metric in METRICS:
+        expected = true_ranks(metric)
+        for stats in board:
+            assert rank_of(metric, stats) == expected[stats.username], (metric, stats.username)
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_equal_scores_share_a_rank_and_the_next_rank_skips(board):
+    rebuild()
+
+    ranks = sorted(rank_of("streak", stats) for stats in board)
+
+    # Streaks of 0-11 among 90 learners: ties everywhere, so 1, 2, 2, 4 shows up.
+    assert len(set(ranks)) < len(ranks)
+    for position, rank in enumerate(ranks, start=1):
+        assert rank == position or rank == ranks[position - 2]
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+def test_a_rank_costs_two_calls_plus_one_per_shard_at_any_depth(board, settings):
+    rebuild()
+    shards = settings.LEADERBOARD_SHARDS
+
+    for stats in board:
+        with metered() as meter:
+            rank_info("xp", stats)
+        assert meter.count <= 2 + shards
+        assert meter.count_of("Scan") == 0
+
+
+@pytest.mark.parametrize("board", [4], indirect=True, ids=["4-shards"])
+def test_four_ranks_read_their_tier_pointers_in_one_call(board):
+    rebuild()
+    stats = board[USERS // 2]
+
+    with metered() as meter:
+        found = rank_infos(stats)
+
+    assert set(found) == set(METRICS)
+    assert meter.count_of("BatchGetItem") == 1
+    assert meter.count_of("GetItem") == 0
+    assert meter.count <= 1 + 4 * (1 + 4)
+    for metric in METRICS:
+        assert found[metric].rank == true_ranks(metric)[stats.username]
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+def test_the_top_tier_is_counted_live_and_stays_exact_as_scores_move(board):
+    rebuild()
+    top = rank_sorted(board, "xp")[:TIER_SIZE]
+    learner = User.get(top[-1].username)
+
+    # A session after the rebuild lifts a top learner above everyone.
+    UserStats.add_session(
+        learner, xp=10_000, questions=1, correct=1, minutes=1, day=date.today(), now=_now()
+    )
+
+    expected = true_ranks("xp")
+    for row in top:
+        info = rank_info("xp", UserStats.get(row.username))
+        assert info.exact
+        assert info.rank == expected[row.username]
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_exact(board):
+    rebuild()
+    rng = random.Random(11)
+    moved: set[str] = set()
+    usernames = [item.username for item in board]
+    for _ in range(12):
+        username = rng.choice(usernames)
+        action = rng.choice(["session", "session", "delete", "restore"])
+        learner = User.get(username)
+        if action == "session":
+            UserStats.add_session(
+                learner,
+                xp=rng.randrange(1, 400),
+                questions=rng.randrange(1, 50),
+                correct=rng.randrange(0, 2),
+                minutes=rng.randrange(1, 60),
+                day=date.today(),
+                now=_now(),
+            )
+        elif action == "delete":
+            learner.soft_delete()
+        else:
+            learner.restore()
+        moved.add(username)
+
+    for metric in METRICS:
+        expected = true_ranks(metric)
+        for stats in listed():
+            info = rank_info(metric, stats)
+            assert abs(info.rank - expected[stats.username]) <= len(moved), (metric, info)
+            if info.exact:
+                assert info.rank == expected[stats.username]
+
+    rebuild()
+    for metric in METRICS:
+        expected = true_ranks(metric)
+        assert {s.username: rank_of(metric, s) for s in listed()} == expected
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_broken_streaks_lag_within_the_bound_and_the_gardener_moves_no_rank(board, settings):
+    today = date.today()
+    streakers = [item.username for item in board[:6]]
+    for username in streakers:  # a session yesterday: the streak breaks the day after today
+        UserStats.add_session(
+            User.get(username),
+            xp=1,
+            questions=1,
+            correct=1,
+            minutes=1,
+            day=today - timedelta(days=1),
+            now=_now(),
+        )
+    gone = board[-1].username
+    User.get(gone).soft_delete(_now() - timedelta(days=2))
+    rebuild()
+
+    call_command("expire_streaks", now=(_now() + timedelta(days=2)).isoformat(), stdout=_null())
+    settings.USER_PURGE_AFTER_DAYS = 1
+    call_command("purge_deleted", stdout=_null())
+
+    assert UserStats.get_or_none(gone) is None  # purged: it had left the board already
+    assert all(UserStats.get(u).streak == 0 for u in streakers)
+    expected = true_ranks("streak")
+    for stats in listed():
+        assert abs(rank_of("streak", stats) - expected[stats.username]) <= len(streakers)
+    assert {s.username: rank_of("xp", s) for s in listed()} == true_ranks("xp")
+    rebuild()
+    assert {s.username: rank_of("streak", s) for s in listed()} == true_ranks("streak")
+
+
+@pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
+def test_a_reshard_keeps_every_rank_exact_without_a_rebuild(board, settings):
+    rebuild()
+
+    call_command("reshard_leaderboard", shards=4, stdout=_null())
+    settings.LEADERBOARD_SHARDS = 4
+
+    assert {s.leaderboard_partition for s in listed()} == {f"ALL#{k}" for k in range(4)}
+    for metric in METRICS:
+        expected = true_ranks(metric)
+        assert {s.username: rank_of(metric, s) for s in listed()} == expected
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+@pytest.mark.parametrize("metric", ["xp", "streak"])
+def test_neighbours_ranks_match_the_brute_force_ranking_at_every_depth(board, metric):
+    rebuild()
+    expected = rank_sorted(board, metric)
+
+    for position in range(0, USERS, 7):
+        result = leaderboard.around(metric, expected[position].username, window=3)
+        window = expected[max(0, position - 3) : position + 4]
+        assert [(r.rank, r.username) for r in result.rows] == [(r.rank, r.username) for r in window]
+
+
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
+def test_a_board_without_tiers_counts_and_says_where_the_rank_is_not_ready(board, monkeypatch):
+    monkeypatch.setattr(leaderboard, "FALLBACK_ITEMS", 20)
+    expected = rank_sorted(board, "xp")
+
+    top = rank_info("xp", expected[0].stats)
+    bottom = rank_info("xp", expected[-1].stats)
+
+    assert (top.rank, top.exact, top.ready) == (1, True, True)
+    assert not bottom.ready and not bottom.exact
+    assert bottom.rank <= expected[-1].rank
+    assert bottom.label == f"{bottom.rank:,}+"
+
+
+def test_a_rank_is_labelled_by_how_far_it_can_be_trusted():
+    assert RankInfo(1234, exact=True).label == "1,234"
+    assert RankInfo(1234, exact=False, learners=100_000).label == "≈1,234"
+    assert RankInfo(1234, exact=False, learners=100_000).top_percent == 2
+    assert RankInfo(301, exact=False, ready=False).label == "301+"
+
+
+def test_tiers_never_split_equal_scores_and_count_who_stands_above():
+    from collections import Counter
+
+    counts = Counter({100: 3, 90: 8, 80: 1, 70: 40, 10: 2})
+
+    cut = tiers.cut_tiers(counts, size=10)
+
+    assert [(t["ceiling"], t["floor"], t["learners"], t["above"]) for t in cut] == [
+        (100, 100, 3, 0),
+        (90, 80, 9, 3),
+        (70, 70, 40, 12),
+        (10, 10, 2, 52),
+    ]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _null():
+    from io import StringIO
+
+    return StringIO()
