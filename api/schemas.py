@@ -158,6 +158,7 @@ class SessionIn(Input):
     correct: int = Field(description="Questions answered right; at most `questions`.")
     minutes: float = Field(description="Minutes studied, more than 0 and at most 1440.")
     when: datetime | None = Field(None, description="When it happened (default: now).")
+    skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
 
 
 # --- the public leaderboard and search ---------------------------------------------------

@@ -7,6 +7,7 @@ from django.contrib.admin import action
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
@@ -97,12 +98,25 @@ class UserStatsAdmin(DynamoModelAdmin):
             recorded = 0
             for item in items:
                 try:
-                    record_session(item.username, **form.cleaned_data)
+                    record_session(
+                        item.username,
+                        **form.cleaned_data,
+                        source="admin",
+                        actor=request.user.get_username(),
+                    )
                 except ValidationError as exc:
                     messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
                     continue
                 recorded += 1
-            messages.success(request, f"Recorded a study session for {recorded} users.")
+            messages.success(
+                request,
+                ngettext(
+                    "Recorded a study session for %(count)d learner.",
+                    "Recorded a study session for %(count)d learners.",
+                    recorded,
+                )
+                % {"count": recorded},
+            )
             return None
         context = {
             **self.admin_site.each_context(request),

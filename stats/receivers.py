@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
+from dynamo.batch import batch_delete
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
 from users.signals import deletion_changed, demo_learner_made, purging, renamed
 
 from . import reminders
 from .demo import demo_stats
+from .history import SessionKey, StudyDay, StudySession
 from .models import UserStats
 
 
@@ -36,6 +38,15 @@ def delete_purged_stats(sender, user, **kwargs) -> tuple[str, int]:
     # By key, so a purge finished by a re-run forgets them too.
     AdminLog.forget_items([UserStats(user.username)])
     return ("stats", int(stats is not None))
+
+
+@receiver(purging)
+def delete_purged_history(sender, user, **kwargs) -> tuple[str, int]:
+    """Delete a purged learner's study sessions, with their days and Idempotency-Keys."""
+    sessions = batch_delete(StudySession, StudySession.query(user.username))
+    batch_delete(StudyDay, StudyDay.query(user.username))
+    batch_delete(SessionKey, SessionKey.query(user.username))
+    return ("study sessions", sessions)
 
 
 @receiver(demo_learner_made)

@@ -61,6 +61,9 @@ EXPECTED = {
         {"gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")]},
     ),
     "jobs": ([("name", "HASH")], {}),
+    "study-sessions": ([("username", "HASH"), ("session_id", "RANGE")], {}),
+    "study-days": ([("username", "HASH"), ("day", "RANGE")], {}),
+    "session-keys": ([("username", "HASH"), ("key", "RANGE")], {}),
 }
 
 

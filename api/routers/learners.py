@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
-from ninja import Query, Router, Status
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from ninja import Header, Query, Router, Status
 from ninja.errors import HttpError
 
 from catalog.models import SKILL_ID_RE
+from dynamo.exceptions import AlreadyExists
 from dynamo.models import utcnow
 from stats.activity import record_session
+from stats.history import MAX_KEY_LENGTH, SessionKey, StudySession
 from stats.models import UserStats
 from users.models import USERNAME_RE, User, UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..locking import check_if_match, tag
+from ..locking import check_if_match, etag_of, tag
 from ..problems import Problem
 from ..schemas import (
     LearnerCreate,
@@ -248,13 +250,71 @@ def get_learner_stats(request: HttpRequest, response: HttpResponse, username: st
 
 @router.post("/{username}/sessions", response={201: StatsOut, **WRITE_ERRORS})
 def record_learner_session(
-    request: HttpRequest, response: HttpResponse, username: str, payload: SessionIn
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    payload: SessionIn,
+    idempotency_key: str | None = Header(
+        None,
+        alias="Idempotency-Key",
+        description="Name the session: sent again, the same key records nothing more and "
+        "answers what the first call answered; the same key with another body is a 422.",
+        max_length=MAX_KEY_LENGTH,
+    ),
 ):
-    """Record a study session; answer the learner's stats with it added."""
+    """Record a study session with its history entry; answer the learner's stats with it added."""
     require(request, "stats.change_userstats")
     get_active_learner_or_404(username)
     session = payload.model_dump()
-    stats = record_session(username, **session)
-    history.log_session(request, stats, session)
+    if idempotency_key is None:
+        stats = record_session(username, **session, source="api", actor=history.actor(request))
+        tag(response, stats)
+        return Status(201, stats)
+    key = SessionKey.digest(idempotency_key)
+    fingerprint = SessionKey.digest(payload.model_dump_json())
+    if (answer := replayed(username, key, fingerprint)) is not None:
+        return answer
+
+    def named(stats: UserStats, recorded: StudySession) -> list[SessionKey]:
+        body = StatsOut.from_orm(stats).model_dump(mode="json")
+        kept = {"status": 201, "body": body, "etag": etag_of(stats)}
+        return [
+            SessionKey(
+                username,
+                key,
+                fingerprint=fingerprint,
+                session_id=recorded.session_id,
+                answer=kept,
+            )
+        ]
+
+    try:
+        stats = record_session(
+            username, **session, source="api", actor=history.actor(request), also=named
+        )
+    except AlreadyExists:
+        # Another request with this key won the race: answer what it answered.
+        if (answer := replayed(username, key, fingerprint)) is not None:
+            return answer
+        raise
     tag(response, stats)
     return Status(201, stats)
+
+
+def replayed(username: str, key: str, fingerprint: str) -> HttpResponse | None:
+    """Return the first answer given for an Idempotency-Key, or None for a new key.
+
+    A key sent with another body is refused with 422: it names a session already recorded
+    with other figures, so neither answering the old figures nor recording new ones is right.
+    """
+    named = SessionKey.get_or_none(username, key, consistent_read=True)
+    if named is None:
+        return None
+    if named.fingerprint != fingerprint:
+        raise HttpError(
+            422, "This Idempotency-Key was sent with another session: use a new key for it."
+        )
+    answer = JsonResponse(named.answer["body"], status=named.answer["status"])
+    answer["ETag"] = named.answer["etag"]
+    answer["Idempotent-Replayed"] = "true"
+    return answer
