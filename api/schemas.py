@@ -161,6 +161,30 @@ class SessionIn(Input):
     skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
 
 
+class SessionOut(Schema):
+    session_id: str = Field(description="The start time (UTC) and a random suffix: sorts by time.")
+    started_at: datetime
+    xp: int
+    questions: int = Field(description="Questions answered.")
+    correct: int = Field(description="Questions answered right.")
+    minutes: float
+    skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
+    source: str = Field(description="Where it was recorded: admin, api or seed.")
+
+    @staticmethod
+    def resolve_questions(obj) -> int:
+        return obj.questions_answered
+
+    @staticmethod
+    def resolve_correct(obj) -> int:
+        return obj.questions_correct
+
+
+class SessionPage(Schema):
+    results: list[SessionOut]
+    next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
+
+
 # --- the public leaderboard and search ---------------------------------------------------
 class BoardRow(Schema):
     rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")

@@ -172,7 +172,11 @@ def record_session(
         news = [session]
         if actor is not None:
             news.append(history_entry(stored, after, session, actor))
-        news += also(after, session) if also else []
+        if also:
+            # What the learner's stats will be once written: their version one more.
+            written = UserStats.from_raw_data(after.serialize())
+            written.version = (after.version or 0) + 1
+            news += also(written, session)
         if write_session(news, after):
             break
         # The stats moved since they were read (another session, a reminder): read again.

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Header, Query, Router, Status
 from ninja.errors import HttpError
+from ninja.responses import NinjaJSONEncoder
 
 from catalog.models import SKILL_ID_RE
 from dynamo.exceptions import AlreadyExists
@@ -29,6 +32,7 @@ from ..schemas import (
     LearnerSkillPage,
     LearnerSkillPatch,
     SessionIn,
+    SessionPage,
     StatsOut,
 )
 
@@ -248,6 +252,27 @@ def get_learner_stats(request: HttpRequest, response: HttpResponse, username: st
     return stats
 
 
+@router.get("/{username}/sessions", response={200: SessionPage, **ERRORS})
+def list_learner_sessions(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    cursor: str | None = None,
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """List a learner's study sessions, newest first (one Query on study-sessions)."""
+    require(request, "stats.view_userstats")
+    get_learner_or_404(username)
+    scope = f"api-learner-sessions:{username}"
+    results = StudySession.newest_first(
+        username, limit=limit, last_evaluated_key=paging.start_of(cursor, scope)
+    )
+    sessions = list(results)
+    next_cursor = paging.cursor_after(results, scope)
+    paging.link_next(request, response, next_cursor)
+    return {"results": sessions, "next": next_cursor}
+
+
 @router.post("/{username}/sessions", response={201: StatsOut, **WRITE_ERRORS})
 def record_learner_session(
     request: HttpRequest,
@@ -276,7 +301,8 @@ def record_learner_session(
         return answer
 
     def named(stats: UserStats, recorded: StudySession) -> list[SessionKey]:
-        body = StatsOut.from_orm(stats).model_dump(mode="json")
+        # Encoded as the API encodes answers, so the replay is the same JSON, byte for byte.
+        body = json.loads(json.dumps(StatsOut.from_orm(stats).model_dump(), cls=NinjaJSONEncoder))
         kept = {"status": 201, "body": body, "etag": etag_of(stats)}
         return [
             SessionKey(
