@@ -372,6 +372,31 @@ class UserStats(DynamoModel):
             actions.append(attribute.remove() if value is None else attribute.set(value))
         return actions
 
+    def mend_totals(self, totals: Any) -> bool:
+        """Rewrite the totals (and the metrics they give) if unchanged since read; False if not.
+
+        `totals` is a `stats.history.Totals`, what the learner's history adds up to.
+        """
+        cls = type(self)
+        mended = cls(
+            self.username,
+            questions_answered=totals.questions_answered,
+            questions_correct=totals.questions_correct,
+            minutes_studied=totals.minutes_studied,
+        )
+        accuracy, efficiency = mended.derived_metrics()
+        actions = [
+            cls.xp.set(totals.xp),
+            cls.questions_answered.set(totals.questions_answered),
+            cls.questions_correct.set(totals.questions_correct),
+            cls.minutes_studied.set(totals.minutes_studied),
+            cls.sessions.set(totals.sessions),
+            cls.accuracy.set(accuracy),
+            cls.efficiency.set(efficiency),
+            cls.updated_at.set(utcnow()),
+        ]
+        return cls.apply(self.username, actions, cls.version == self.version) is not None
+
     @classmethod
     def name_copied_from(cls, learner: User, *, keep_stored: bool = False):
         """Return the update action copying the learner's name (the one place it is copied).
