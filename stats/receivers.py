@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.dispatch import receiver
 
 from dynamo.batch import batch_delete
-from dynamo.models import utcnow
+from dynamo.models import DynamoModel, utcnow
 from dynamo_admin.models import AdminLog
 from users.signals import deletion_changed, demo_learner_made, purging, renamed
 
@@ -50,6 +50,6 @@ def delete_purged_history(sender, user, **kwargs) -> tuple[str, int]:
 
 
 @receiver(demo_learner_made)
-def stats_for_demo_learner(sender, user, random_seed, now, **kwargs) -> list[UserStats]:
-    """Give each learner `seed` makes their statistics."""
-    return [demo_stats(user, random_seed=random_seed, now=now)]
+def stats_for_demo_learner(sender, user, random_seed, now, **kwargs) -> list[DynamoModel]:
+    """Give each learner `seed` makes their statistics and the study history they sum."""
+    return demo_stats(user, random_seed=random_seed, now=now, skills=kwargs.get("skills", ()))

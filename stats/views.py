@@ -10,7 +10,11 @@ from django.template.response import TemplateResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import urlencode
 
+from dynamo.models import utcnow
+
+from . import charts
 from .leaderboard import BadLeaderboardRequest, check_metric
+from .learner import BadPageRequest, learner_page
 from .models import METRICS
 from .standings import cache_key, standings
 
@@ -120,3 +124,47 @@ def _error(request: HttpRequest, metric: str, message: str, status: int) -> Http
         "tabs": [(m, METRIC_LABELS[m]) for m in METRICS],
     }
     return TemplateResponse(request, "stats/leaderboard_error.html", context, status=status)
+
+
+def learner(request: HttpRequest, username: str) -> HttpResponse:
+    """Show a learner's own page: skills, metrics and ranks, a year of study, recent sessions."""
+    cursor = request.GET.get("cursor") or None
+    try:
+        data = learner_page(username, cursor=cursor, today=utcnow().date())
+    except BadPageRequest as exc:
+        return _learner_error(request, str(exc), 400)
+    if data is None:  # unknown and soft-deleted alike: nothing tells them apart
+        return _learner_error(request, f"No learner called {username!r}.", 404)
+    if _wants_json(request):
+        response: HttpResponse = JsonResponse(data)
+    else:
+        response = TemplateResponse(request, "stats/learner.html", _learner_context(data, cursor))
+    patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
+    patch_vary_headers(response, ["Accept"])
+    return response
+
+
+def _learner_context(data: dict[str, Any], cursor: str | None) -> dict[str, Any]:
+    days = data["calendar"]
+    return {
+        "learner": data,
+        "metrics": [
+            {
+                "metric": metric,
+                "label": METRIC_LABELS[metric],
+                "value": _display(metric, data["metrics"][metric]["value"]),
+                "rank": data["metrics"][metric]["rank"],
+            }
+            for metric in METRICS
+        ],
+        "calendar": charts.calendar(days["first_day"], days["last_day"], days["days"]),
+        "chart": charts.weekly_xp(days["first_day"], days["last_day"], days["days"]),
+        "is_first_page": not cursor,
+    }
+
+
+def _learner_error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": message}, status=status)
+    context = {"message": message, "status": status}
+    return TemplateResponse(request, "stats/learner_error.html", context, status=status)
