@@ -64,13 +64,17 @@ def calendar(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict[
     active = [d for d in days if d["sessions"]]
     return {
         "cells": cells,
-        # A label per month, skipping one that would overlap the previous.
-        "months": [m for i, m in enumerate(months) if i == 0 or m["x"] - months[i - 1]["x"] > 20],
+        # A label per month; a partial first month's gives way to the next one's when close.
+        "months": [
+            m
+            for i, m in enumerate(months)
+            if i + 1 == len(months) or months[i + 1]["x"] - m["x"] > 20
+        ],
         "weekdays": [
             {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
             for row, label in WEEKDAY_LABELS
         ],
-        "width": LEFT + columns * (CELL + GAP),
+        "width": LEFT + columns * (CELL + GAP) + 12,  # room for the last month's label
         "height": TOP + 7 * (CELL + GAP),
         "cell": CELL,
         "summary": (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -159,6 +160,10 @@ def _learner_context(data: dict[str, Any], cursor: str | None) -> dict[str, Any]
         ],
         "calendar": charts.calendar(days["first_day"], days["last_day"], days["days"]),
         "chart": charts.weekly_xp(days["first_day"], days["last_day"], days["days"]),
+        "sessions": [
+            s | {"when": datetime.fromisoformat(s["started_at"]).strftime("%Y-%m-%d %H:%M")}
+            for s in data["sessions"]
+        ],
         "is_first_page": not cursor,
     }
 
