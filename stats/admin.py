@@ -18,6 +18,7 @@ from users.admin import UserAdmin
 
 from .activity import record_session
 from .forms import StudySessionForm
+from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
 
@@ -130,3 +131,31 @@ class UserStatsAdmin(DynamoModelAdmin):
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.templates("record_session.html"), context)
+
+
+@register(StudySession)
+class StudySessionAdmin(DynamoModelAdmin):
+    """Study sessions, read-only: they change only with the totals they moved (record_session)."""
+
+    list_display = (
+        "username",
+        "started_at",
+        "xp",
+        "questions_answered",
+        "questions_correct",
+        "minutes",
+        "skill_id",
+        "source",
+    )
+    # `?q=ada` is one Query on the learner's partition, newest first.
+    search_fields = ("=username",)
+    ordering = ("-session_id",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
