@@ -193,6 +193,7 @@ def test_a_replace_killed_half_way_leaves_old_or_new_items_and_a_rerun_finishes(
         "DJANGO_ENV_FILE": "",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+        "SITE_URL": "http://127.0.0.1:8000",
         "DYNAMODB_ENDPOINT": User.Meta.host,
         "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
         "AWS_REGION": "us-east-1",
