@@ -46,15 +46,20 @@ def give_a_year(username: str, per_day: int) -> int:
 
 def measure(client, path: str) -> dict[str, float]:
     client.get(path)
-    samples, calls, units = [], 0, 0.0
+    samples, calls, units, ranks = [], 0, 0.0, 0.0
     for _ in range(REPEATS):
         started = time.perf_counter()
         response = client.get(path)
         samples.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, response.status_code
-        calls = response.wsgi_request.dynamo_meter.count
-        units = response.wsgi_request.dynamo_meter.read_units
-    return {"ms": statistics.median(samples), "calls": calls, "rcu": units}
+        metered = response.wsgi_request.dynamo_meter
+        calls, units = metered.count, metered.read_units
+        ranks = sum(
+            call.read_units
+            for call in metered.calls
+            if any("gsi_leaderboard_" in target for _, target in call.targets)
+        )
+    return {"ms": statistics.median(samples), "calls": calls, "rcu": units, "ranks": ranks}
 
 
 def main() -> int:
@@ -82,13 +87,17 @@ def main() -> int:
             data = measure(client, f"/learners/{username}/?format=json")
             rows.append((label, username, sessions, html, data))
     print(f"# A learner's page, {args.users:,} learners\n")
-    print(f"Command: `.venv/bin/python bench/learner_page.py --users {args.users}`\n")
-    print("| learner | sessions | page ms | calls | RCU | JSON ms | calls | RCU |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    command = f"bench/learner_page.py --users {args.users} --per-day {args.per_day}"
+    print(f"Command: `.venv/bin/python {command}`\n")
+    print(
+        "| learner | sessions | page ms | calls | RCU | of it the ranks | JSON ms | calls | RCU |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, username, sessions, html, data in rows:
         print(
             f"| {username} ({label}) | {sessions:,} | {html['ms']:.0f} | {html['calls']} | "
-            f"{html['rcu']:g} | {data['ms']:.0f} | {data['calls']} | {data['rcu']:g} |"
+            f"{html['rcu']:g} | {html['ranks']:g} | {data['ms']:.0f} | {data['calls']} | "
+            f"{data['rcu']:g} |"
         )
     print(
         "\nThe ranks are `stats.leaderboard.rank_of` for now: a COUNT Query per board that "
