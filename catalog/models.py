@@ -158,5 +158,8 @@ class Skill(DynamoModel):
         return list(cls.gsi_pending.query(kind))
 
     def written(self, *, created: bool) -> None:
-        """Let holders' copies follow the skill's name and category."""
+        """Let holders' copies follow the skill's name and category, and forms the names."""
+        from .choices import forget_skill_names  # choices reads this module's Skill
+
+        forget_skill_names()
         skill_saved.send(sender=type(self), skill=self, created=created)
