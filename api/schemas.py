@@ -185,6 +185,75 @@ class SessionPage(Schema):
     next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
 
 
+class LearnerPage(Schema):
+    results: list[LearnerOut]
+    next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
+
+
+# --- a learner's public page (/learners/<username>/?format=json) --------------------------
+class RankOut(Schema):
+    rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")
+    exact: bool = Field(description="False when the rank is an estimate.")
+    label: str = Field(examples=["#12"])
+
+
+class MetricOut(Schema):
+    value: float
+    rank: RankOut | None = Field(None, description="None while the learner is not listed.")
+
+
+class PageSkill(Schema):
+    skill_id: str
+    skill_name: str
+    category: str
+    proficiency: str
+    years: int
+    search_url: str = Field(description="The talent search for this skill at this level.")
+
+
+class PageSession(Schema):
+    session_id: str
+    started_at: str = Field(description="ISO-8601, UTC.")
+    xp: int
+    questions: int
+    correct: int
+    minutes: float
+    skill_id: str | None = None
+
+
+class PageDay(Schema):
+    day: str = Field(description="YYYY-MM-DD, UTC.")
+    xp: float
+    sessions: int
+    minutes: float
+
+
+class PageCalendar(Schema):
+    first_day: str = Field(description="A Sunday, 52 weeks before this week's.")
+    last_day: str = Field(description="Today (UTC).")
+    days: list[PageDay] = Field(description="Only the days with a session, oldest first.")
+
+
+class PageMetrics(Schema):
+    xp: MetricOut
+    streak: MetricOut
+    efficiency: MetricOut
+    accuracy: MetricOut
+
+
+class LearnerPageOut(Schema):
+    username: str
+    name: str
+    joined: str | None = Field(None, description="YYYY-MM-DD.")
+    skills: list[PageSkill] = Field(description="In the order the learner added them.")
+    metrics: PageMetrics
+    sessions_recorded: int
+    last_active_day: str | None = None
+    sessions: list[PageSession] = Field(description="Newest first.")
+    next: str | None = Field(None, description="The cursor of older sessions, if any.")
+    calendar: PageCalendar
+
+
 # --- the public leaderboard and search ---------------------------------------------------
 class BoardRow(Schema):
     rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")

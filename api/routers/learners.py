@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from ninja import Header, Query, Router, Status
@@ -25,6 +26,7 @@ from ..schemas import (
     LearnerCreate,
     LearnerFields,
     LearnerOut,
+    LearnerPage,
     LearnerPatch,
     LearnerSkillCreate,
     LearnerSkillFields,
@@ -37,6 +39,8 @@ from ..schemas import (
 )
 
 router = Router(tags=["learners"])
+MONTH_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+EMPTY_MONTHS_TO_END = 12
 PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
@@ -80,6 +84,51 @@ def create_learner(request: HttpRequest, response: HttpResponse, payload: Learne
     history.write(request, learner, history.ADDITION)
     tag(response, learner)
     return Status(201, learner)
+
+
+@router.get("", response={200: LearnerPage, **ERRORS})
+def list_learners(
+    request: HttpRequest,
+    response: HttpResponse,
+    cursor: str | None = None,
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """List learners, newest sign-up first: gsi_created_month, one month after another.
+
+    The listing walks back from this month; it ends after twelve empty months in a row.
+    """
+    require(request, "users.view_user")
+    state = paging.state_of(cursor, "api-learners") or {}
+    month, key = state.get("m") or utcnow().strftime("%Y-%m"), state.get("k")
+    empty = state.get("e", 0)
+    if not (isinstance(month, str) and MONTH_RE.fullmatch(month) and isinstance(empty, int)):
+        raise HttpError(400, "This page link is malformed.")
+    found: list[User] = []
+    while len(found) < limit and empty < EMPTY_MONTHS_TO_END:
+        page = User.gsi_created_month.query(
+            month,
+            scan_index_forward=False,
+            limit=limit - len(found),
+            last_evaluated_key=key,
+        )
+        got = list(page)
+        found += got
+        empty = 0 if got else empty + 1
+        key = page.last_evaluated_key
+        if key:
+            break  # the page is full, or DynamoDB's 1 MB page ended: go on in this month
+        month = previous_month(month)
+    next_cursor = None
+    if empty < EMPTY_MONTHS_TO_END:
+        next_cursor = paging.state_cursor({"m": month, "k": key, "e": empty}, "api-learners")
+    paging.link_next(request, response, next_cursor)
+    return {"results": found, "next": next_cursor}
+
+
+def previous_month(month: str) -> str:
+    """Return the month before a `YYYY-MM` month."""
+    year, number = int(month[:4]), int(month[5:])
+    return f"{year - 1}-12" if number == 1 else f"{year}-{number - 1:02d}"
 
 
 @router.get("/{username}", response={200: LearnerOut, **ERRORS})
