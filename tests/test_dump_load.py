@@ -87,7 +87,14 @@ def test_the_dump_is_one_table_and_item_per_line(stocked, tmp_path):
     output = dump(tmp_path / "backup.jsonl")
 
     lines = [json.loads(line) for line in (tmp_path / "backup.jsonl").read_text().splitlines()]
-    assert {line["table"] for line in lines} == {"users", "skills", "user-skills", "user-stats"}
+    assert {line["table"] for line in lines} == {
+        "users",
+        "skills",
+        "user-skills",
+        "user-stats",
+        "study-sessions",
+        "study-days",
+    }
     assert all(set(line) == {"table", "item"} for line in lines)
     assert f"Dumped {len(lines)} items" in output
     assert not list(tmp_path.glob(".*partial"))
