@@ -109,3 +109,28 @@ def test_a_run_that_dies_is_finished_by_the_next_from_where_it_stopped(learners,
     assert "Resuming after 1 learners checked earlier." in output
     assert len(read) == 4  # the first learner is not read again
     assert jobs.read_state("verify_stats") is None
+
+
+def test_after_seed_api_and_admin_writes_the_totals_are_the_sums(dynamo, api_client, admin_client):
+    call_command("seed", "--users", "6", stdout=StringIO())
+    usernames = sorted(stats.username for stats in UserStats.scan())
+    for username in usernames[:3]:
+        session = {"xp": 9, "questions": 3, "correct": 2, "minutes": 1.5}
+        assert api_client.post(f"/api/learners/{username}/sessions", session).status_code == 201
+    admin_client.post(
+        "/admin/stats/userstats/",
+        {
+            "action": "record_study_session",
+            "_selected_action": usernames[2:],
+            "apply": "1",
+            "xp": 4,
+            "questions": 1,
+            "correct": 1,
+            "minutes": 2,
+        },
+    )
+
+    assert "Every learner's totals match their history." in verify()
+    for username in usernames:
+        assert Totals.stored_in(UserStats.get(username)) == Totals.of(history_of(username))
+    assert {s.source for u in usernames for s in history_of(u)} == {"seed", "api", "admin"}
