@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from django.core.cache import cache
 
-from dynamo.parallel import read_together
-
-from .models import CATEGORIES, Skill
+from .models import Skill
 
 CACHE_KEY = "catalog:skill-names"
 CACHE_SECONDS = 300
 
 
 def skill_names() -> list[str]:
-    """Return every catalog skill's name, alphabetically: one Query per category, cached.
+    """Return every catalog skill's name, alphabetically: one read of the catalog, cached.
+
+    The catalog is a few dozen small items, one page of a Scan of its names: one call per
+    CACHE_SECONDS and process, where a Query per category would be ten (and ten timeouts
+    when the engine hangs).
 
     A write to the catalog forgets the cached list (`forget_skill_names`); a skill deleted
     elsewhere leaves the list for at most CACHE_SECONDS, harmlessly: a search for it finds
@@ -21,13 +23,8 @@ def skill_names() -> list[str]:
     """
     names = cache.get(CACHE_KEY)
     if names is None:
-        pages = read_together(
-            [
-                lambda c=category: [s.name for s in Skill.gsi_category.query(c)]
-                for category in CATEGORIES
-            ]
-        )
-        names = sorted({name for page in pages for name in page}, key=str.casefold)
+        found = Skill.scan(attributes_to_get=["name"])
+        names = sorted({skill.name for skill in found}, key=str.casefold)
         cache.set(CACHE_KEY, names, CACHE_SECONDS)
     return names
 
