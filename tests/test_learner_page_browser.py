@@ -63,7 +63,6 @@ def test_a_visitor_opens_a_learner_from_the_board_and_reads_their_year(watched, 
     assert page.locator("svg[role=img] > title").first.text_content().startswith("Study calendar")
     # Nothing wider than the screen: the calendar scrolls inside its own box at worst.
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    page.screenshot(path=f"/tmp/learner-{page.viewport_size['width']}.png", full_page=True)
     box = page.locator(".calendar svg").bounding_box()
     assert box["width"] >= 300 and box["height"] > 40
 
