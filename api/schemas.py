@@ -159,6 +159,12 @@ class SessionIn(Input):
     minutes: float = Field(description="Minutes studied, more than 0 and at most 1440.")
     when: datetime | None = Field(None, description="When it happened (default: now).")
     skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
+    session_id: str | None = Field(
+        None,
+        max_length=255,
+        description="Your own id for the session: sent again, it records nothing more and "
+        "answers what the first call answered, as an Idempotency-Key does.",
+    )
 
 
 class SessionOut(Schema):

@@ -36,6 +36,17 @@ def test_the_same_key_again_records_nothing_and_answers_the_same(bob, api_client
     assert named.session_id == history_of("bob")[0].session_id
 
 
+def test_a_session_id_in_the_body_names_the_session_as_a_key_does(bob, api_client):
+    first = api_client.post(URL, {**SESSION, "session_id": "phone-7f3a"})
+    again = api_client.post(URL, {**SESSION, "session_id": "phone-7f3a"})
+    other = api_client.post(URL, {**SESSION, "session_id": "phone-7f3b"})
+
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert other.status_code == 201 and len(history_of("bob")) == 2
+    changed = api_client.post(URL, {**SESSION, "xp": 1, "session_id": "phone-7f3a"})
+    assert changed.status_code == 422 and UserStats.get("bob").xp == 100
+
+
 def test_another_key_records_another_session(bob, api_client):
     api_client.post(URL, SESSION, **{"Idempotency-Key": "one"})
     api_client.post(URL, SESSION, **{"Idempotency-Key": "two"})

@@ -340,11 +340,15 @@ def record_learner_session(
     require(request, "stats.change_userstats")
     get_active_learner_or_404(username)
     session = payload.model_dump()
-    if idempotency_key is None:
+    # A client's own id for the session names it as an Idempotency-Key does.
+    client_id = session.pop("session_id")
+    if idempotency_key is None and client_id is None:
         stats = record_session(username, **session, source="api", actor=history.actor(request))
         tag(response, stats)
         return Status(201, stats)
-    key = SessionKey.digest(idempotency_key)
+    key = SessionKey.digest(
+        f"key:{idempotency_key}" if idempotency_key is not None else f"id:{client_id}"
+    )
     fingerprint = SessionKey.digest(payload.model_dump_json())
     if (answer := replayed(username, key, fingerprint)) is not None:
         return answer
