@@ -8,10 +8,10 @@ from django.http import HttpRequest
 
 from dynamo.models import DynamoModel
 from dynamo_admin.display import plain
-from dynamo_admin.models import ADDITION, CHANGE, DELETION, AdminLog
+from dynamo_admin.models import ADDITION, CHANGE, DELETION
 from dynamo_admin.writes import write_with_history
 
-__all__ = ["ADDITION", "CHANGE", "DELETION", "change", "log_session", "snapshot", "write"]
+__all__ = ["ADDITION", "CHANGE", "DELETION", "change", "snapshot", "write"]
 
 
 def snapshot(item: DynamoModel) -> dict[str, Any]:
@@ -49,19 +49,3 @@ def change(request: HttpRequest, item: DynamoModel, changes: dict[str, Any]) -> 
     for name, value in changes.items():
         setattr(item, name, value)
     write(request, item, CHANGE, before)
-
-
-def log_session(request: HttpRequest, stats: DynamoModel, session: dict[str, Any]) -> None:
-    """Record a study session on the learner's stats: the session and the XP it moved.
-
-    record_session moves the stats with ADD and no read, so the entry cannot share its
-    UpdateItem's transaction; it follows it. The XP before is the XP after less the
-    session's: exact even when sessions run concurrently.
-    """
-    changes = {
-        "session": [None, plain(session)],
-        "xp": [stats.xp - session["xp"], stats.xp],
-        "sessions": [stats.sessions - 1, stats.sessions],
-    }
-    action = ADDITION if stats.sessions == 1 else CHANGE
-    AdminLog.record(stats, action, user=actor(request), changes=changes)

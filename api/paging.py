@@ -26,6 +26,25 @@ def cursor_after(results, scope: str) -> str | None:
     return cursors.encode(results.last_evaluated_key, scope) or None
 
 
+def state_cursor(state: dict, scope: str) -> str:
+    """Return a signed cursor carrying a listing's own state (a month, a key, a count)."""
+    return cursors.sign(state, scope)
+
+
+def state_of(cursor: str | None, scope: str) -> dict | None:
+    """Return the state a cursor from state_cursor() carries, or raise a 400 for a bad one."""
+    if not cursor:
+        return None
+    try:
+        state = cursors.unsign(cursor, scope)
+    except cursors.InvalidCursor as exc:
+        raise HttpError(400, str(exc)) from exc
+    key = state.get("k")
+    if key is not None and not cursors.is_key(key):
+        raise HttpError(400, "This page link is malformed.")
+    return state
+
+
 def start_of(cursor: str | None, scope: str):
     """Return the LastEvaluatedKey a cursor carries, or raise a 400 for a bad one."""
     try:

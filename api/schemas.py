@@ -168,6 +168,106 @@ class SessionIn(Input):
     correct: int = Field(description="Questions answered right; at most `questions`.")
     minutes: float = Field(description="Minutes studied, more than 0 and at most 1440.")
     when: datetime | None = Field(None, description="When it happened (default: now).")
+    skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
+    session_id: str | None = Field(
+        None,
+        max_length=255,
+        description="Your own id for the session: sent again, it records nothing more and "
+        "answers what the first call answered, as an Idempotency-Key does.",
+    )
+
+
+class SessionOut(Schema):
+    session_id: str = Field(description="The start time (UTC) and a random suffix: sorts by time.")
+    started_at: datetime
+    xp: int
+    questions: int = Field(description="Questions answered.")
+    correct: int = Field(description="Questions answered right.")
+    minutes: float
+    skill_id: str | None = Field(None, description="The catalog skill studied, if one.")
+    source: str = Field(description="Where it was recorded: admin, api or seed.")
+
+    @staticmethod
+    def resolve_questions(obj) -> int:
+        return obj.questions_answered
+
+    @staticmethod
+    def resolve_correct(obj) -> int:
+        return obj.questions_correct
+
+
+class SessionPage(Schema):
+    results: list[SessionOut]
+    next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
+
+
+class LearnerPage(Schema):
+    results: list[LearnerOut]
+    next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
+
+
+# --- a learner's public page (/learners/<username>/?format=json) --------------------------
+class RankOut(Schema):
+    rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")
+    exact: bool = Field(description="False when the rank is an estimate.")
+    label: str = Field(examples=["#12"])
+
+
+class MetricOut(Schema):
+    value: float
+    rank: RankOut | None = Field(None, description="None while the learner is not listed.")
+
+
+class PageSkill(Schema):
+    skill_id: str
+    skill_name: str
+    category: str
+    proficiency: str
+    years: int
+    search_url: str = Field(description="The talent search for this skill at this level.")
+
+
+class PageSession(Schema):
+    session_id: str
+    started_at: str = Field(description="ISO-8601, UTC.")
+    xp: int
+    questions: int
+    correct: int
+    minutes: float
+    skill_id: str | None = None
+
+
+class PageDay(Schema):
+    day: str = Field(description="YYYY-MM-DD, UTC.")
+    xp: float
+    sessions: int
+    minutes: float
+
+
+class PageCalendar(Schema):
+    first_day: str = Field(description="A Sunday, 52 weeks before this week's.")
+    last_day: str = Field(description="Today (UTC).")
+    days: list[PageDay] = Field(description="Only the days with a session, oldest first.")
+
+
+class PageMetrics(Schema):
+    xp: MetricOut
+    streak: MetricOut
+    efficiency: MetricOut
+    accuracy: MetricOut
+
+
+class LearnerPageOut(Schema):
+    username: str
+    name: str
+    joined: str | None = Field(None, description="YYYY-MM-DD.")
+    skills: list[PageSkill] = Field(description="In the order the learner added them.")
+    metrics: PageMetrics
+    sessions_recorded: int
+    last_active_day: str | None = None
+    sessions: list[PageSession] = Field(description="Newest first.")
+    next: str | None = Field(None, description="The cursor of older sessions, if any.")
+    calendar: PageCalendar
 
 
 # --- the public leaderboard and search ---------------------------------------------------

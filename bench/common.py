@@ -30,6 +30,7 @@ def engine() -> Iterator[str]:
         os.environ["DJANGO_STATIC_ROOT"] = static
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
         os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-0123456789abcdefghij")
+        os.environ.setdefault("SITE_URL", "http://127.0.0.1:8000")
         os.environ["DYNAMODB_TABLE_PREFIX"] = "bench-"
         os.environ["DJANGO_ALLOWED_HOSTS"] = "testserver"
         os.environ["EMAIL_URL"] = "memorymail://"

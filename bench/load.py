@@ -59,6 +59,7 @@ def server_env(endpoint: str, database: str, cache_seconds: int) -> dict[str, st
         "DJANGO_ENV_FILE": "",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": SECRET_KEY,
+        "SITE_URL": "http://127.0.0.1:8000",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         # Plain HTTP on loopback: no TLS redirect, no secure-only cookies.
         "DJANGO_SECURE_SSL_REDIRECT": "false",

@@ -38,6 +38,7 @@ def plan(users: int) -> list[tuple[str, list[str]]]:
         ("Load", ["load.py", "--users", str(min(users, 10_000))]),
         ("Reminders", ["reminders.py", "--users", str(users)]),
         ("Seeding", ["seed.py", "--users", str(min(users, 10_000))]),
+        ("A learner's page", ["learner_page.py", "--users", str(users)]),
     ]
     for script, title in (("search.py", "Talent search"), ("rename.py", "Renaming a skill")):
         if (BENCH_DIR / script).exists():

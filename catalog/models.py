@@ -218,9 +218,12 @@ class Skill(DynamoModel):
         return list(cls.gsi_pending.query(kind))
 
     def written(self, *, created: bool) -> None:
-        """Announce the save (skill_saved); no receiver rewrites copies here.
+        """Announce the save (skill_saved) and forget the cached skill names the forms offer.
 
         A rename's copies are rewritten by `sync_user_skills --pending` from the marker clean()
         set, outside the request; the signal is for any app that wants to follow saves.
         """
+        from .choices import forget_skill_names  # choices reads this module's Skill
+
+        forget_skill_names()
         skill_saved.send(sender=type(self), skill=self, created=created)

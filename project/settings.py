@@ -81,6 +81,15 @@ else:
 ALLOWED_HOSTS = setting(
     "DJANGO_ALLOWED_HOSTS", "list", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
 )
+# The public address, for absolute links where no request is at hand (reminder mails):
+# required outside debug, so no mail ever links to a development host.
+SITE_URL = setting(
+    "SITE_URL",
+    "str",
+    check=lambda v: re.fullmatch(r"https?://[^\s/]+(:\d+)?(/[^\s]*)?", v) is not None,
+    hint="expected the site's address, such as https://skillboard.example.com",
+    **({"default": "http://127.0.0.1:8000"} if DEBUG else {}),
+).rstrip("/")
 
 # Transport security: production-safe defaults with DEBUG off, each one set from the
 # environment (a TLS-terminating load balancer in front is the expected deployment).

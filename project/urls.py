@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from stats.views import learner
+
 from . import views
 
 urlpatterns = [
@@ -9,6 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("leaderboard/", include("stats.urls")),
     path("skills/", include("users.urls")),
+    path("learners/<str:username>/", learner, name="learner"),
     path("api/", include("api.urls")),
 ]
 

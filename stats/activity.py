@@ -14,29 +14,56 @@ Definitions (the README quotes them):
   (a late back-dated record) leaves the streak alone.
 
 A session belongs to an existing learner who is not soft-deleted, and is dated between a year
-ago and now (a few minutes of clock drift allowed). The writes themselves are methods of
-`UserStats` (update expressions); this module checks the input and the learner.
+ago and now (a few minutes of clock drift allowed). It is written with the day's totals and
+the learner's in one transaction (stats/history.py): in the history if and only if in the
+totals. `UserStats.after_session` holds the rules; this module checks the input and the
+learner and writes.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
 
-from dynamo.models import utcnow
+from dynamo.batch import backoff_delay
+from dynamo.exceptions import AlreadyExists, ConflictError
+from dynamo.models import DynamoModel, utcnow
 from dynamo.validators import FieldErrors, whole_number
+from dynamo_admin.display import plain
+from dynamo_admin.models import ADDITION, CHANGE, AdminLog
 from users.models import User, validate_username
 
+from .history import (
+    MAX_MINUTES_PER_SESSION,
+    MAX_QUESTIONS_PER_SESSION,
+    MAX_XP_PER_SESSION,
+    StudyDay,
+    StudySession,
+    session_id_for,
+)
 from .models import UserStats, accuracy_of, efficiency_of, percentage
 
-__all__ = ["accuracy_of", "efficiency_of", "percentage", "record_session", "validate_session"]
+__all__ = [
+    "MAX_MINUTES_PER_SESSION",
+    "MAX_QUESTIONS_PER_SESSION",
+    "MAX_XP_PER_SESSION",
+    "accuracy_of",
+    "efficiency_of",
+    "percentage",
+    "record_session",
+    "validate_session",
+]
 
-MAX_XP_PER_SESSION = 100_000
-MAX_QUESTIONS_PER_SESSION = 10_000
-MAX_MINUTES_PER_SESSION = 24 * 60
 MAX_BACKDATE = timedelta(days=365)
+WRITE_ROUNDS = 12
+# CancellationReason codes: a condition lost, or another transaction on an item at once.
+CONDITION_FAILED, CONFLICT = "ConditionalCheckFailed", "TransactionConflict"
 CLOCK_DRIFT = timedelta(minutes=5)
 
 
@@ -100,25 +127,135 @@ def record_session(
     correct: int,
     minutes: float,
     when: datetime | None = None,
+    skill_id: str | None = None,
+    source: str = "api",
+    actor: str | None = None,
+    also: Callable[[UserStats, StudySession], list[DynamoModel]] | None = None,
 ) -> UserStats:
-    """Add one study session to a learner's stats, creating them if needed; return the stats."""
+    """Record one study session and move the learner's totals; return the stats after it.
+
+    The session, the day's totals, the learner's totals and (with `actor`) the history entry
+    are one TransactWriteItems, the totals conditional on the version read; `also` returns
+    further new items for the transaction (the API's Idempotency-Key). Raise ValidationError
+    for bad input, AlreadyExists when a new item's key is taken (nothing is written then).
+    """
     now = utcnow()
     validate_session(
         username, xp=xp, questions=questions, correct=correct, minutes=minutes, when=when, now=now
     )
     learner = learner_for_session(username)
-    stored = UserStats.add_session(
-        learner,
+    started = when or now
+    session = StudySession(
+        username,
+        session_id_for(started),
+        started_at=started.astimezone(UTC),
         xp=xp,
-        questions=questions,
-        correct=correct,
+        questions_answered=questions,
+        questions_correct=correct,
         minutes=round(float(minutes), 2),
-        day=(when or now).astimezone(UTC).date(),
-        now=now,
+        skill_id=skill_id or None,
+        source=source,
     )
+    session.full_clean()  # the skill, against the catalog
+    for attempt in range(1, WRITE_ROUNDS + 1):
+        stored = UserStats.get_or_none(username, consistent_read=True)
+        after = UserStats.after_session(
+            stored,
+            learner,
+            xp=xp,
+            questions=questions,
+            correct=correct,
+            minutes=session.minutes,
+            day=session.day,
+            now=now,
+        )
+        news = [session]
+        if actor is not None:
+            news.append(history_entry(stored, after, session, actor))
+        if also:
+            # What the learner's stats will be once written: their version one more.
+            written = UserStats.from_raw_data(after.serialize())
+            written.version = (after.version or 0) + 1
+            news += also(written, session)
+        if write_session(news, after):
+            break
+        # The stats moved since they were read (another session, a reminder): read again.
+        time.sleep(backoff_delay(attempt))
+    else:
+        raise ConflictError(f"Could not record a session for {username}: too much contention.")
     # A soft delete landing between the read above and the write would have its "off the
     # board" undone by this session: look again, and take the learner off if so.
     if User.get(username, consistent_read=True).is_deleted:
         UserStats.show_on_board(username, visible=False)
-        stored.refresh(consistent_read=True)
-    return stored
+        after.refresh(consistent_read=True)
+    return after
+
+
+def write_session(news: list[DynamoModel], after: UserStats) -> bool:
+    """Put the new items and move the day's and the learner's totals, all or nothing.
+
+    Return False when the stats changed since they were read; raise AlreadyExists when a new
+    item's key is taken (a session or an Idempotency-Key recorded already).
+    """
+    session = news[0]
+    # Any version but None makes PynamoDB ADD 1 to the stored one (no condition on it).
+    day = StudyDay(session.username, session.day.isoformat(), version=0)
+    connection = UserStats._get_connection().connection  # metered like every call
+    try:
+        with TransactWrite(connection=connection) as transaction:
+            for item in news:
+                item.stamp()
+                transaction.save(item)  # a new item: its version must not exist yet
+            transaction.update(
+                day,
+                actions=[
+                    StudyDay.xp.add(session.xp),
+                    StudyDay.sessions.add(1),
+                    StudyDay.minutes.add(session.minutes),
+                    StudyDay.created_at.set(StudyDay.created_at | session.updated_at),
+                    StudyDay.updated_at.set(session.updated_at),
+                ],
+                add_version_condition=False,
+            )
+            transaction.update(after, actions=after.session_actions())
+    except TransactWriteError as exc:
+        reasons = [getattr(reason, "code", None) for reason in exc.cancellation_reasons or []]
+        # Puts come first in the request, then the day's and the stats' updates.
+        for item, code in zip(news, reasons, strict=False):
+            if code == CONDITION_FAILED:
+                raise AlreadyExists(f"The {item.verbose_name} {item} is recorded already.") from exc
+        if not reasons or any(code not in (None, CONDITION_FAILED, CONFLICT) for code in reasons):
+            raise
+        return False  # nothing was written: the new items keep no version
+    for item in news:
+        item.mark_written(created=True)
+    after._stored = after.serialize()
+    return True
+
+
+def history_entry(
+    stored: UserStats | None, after: UserStats, session: StudySession, actor: str
+) -> AdminLog:
+    """Return the history entry of a session: the session and the totals it moved."""
+    before = stored or UserStats(after.username)
+    changes = {
+        "session": [None, plain(session_fields(session))],
+        "xp": [before.xp or 0, after.xp],
+        "sessions": [before.sessions or 0, after.sessions],
+    }
+    action = ADDITION if stored is None else CHANGE
+    return AdminLog.entry_for(after, action, actor, changes)
+
+
+def session_fields(session: StudySession) -> dict[str, Any]:
+    """Return what a history entry and an answer show of a session."""
+    return {
+        "session_id": session.session_id,
+        "started_at": session.started_at,
+        "xp": session.xp,
+        "questions": session.questions_answered,
+        "correct": session.questions_correct,
+        "minutes": session.minutes,
+        "skill_id": session.skill_id,
+        "source": session.source,
+    }

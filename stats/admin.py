@@ -8,6 +8,7 @@ from django.contrib.admin import site as admin_site
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
@@ -19,6 +20,7 @@ from users.models import User
 
 from .activity import record_session
 from .forms import StudySessionForm
+from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
 
@@ -117,12 +119,25 @@ class UserStatsAdmin(DynamoModelAdmin):
             recorded = 0
             for item in items:
                 try:
-                    record_session(item.username, **form.cleaned_data)
+                    record_session(
+                        item.username,
+                        **form.cleaned_data,
+                        source="admin",
+                        actor=request.user.get_username(),
+                    )
                 except ValidationError as exc:
                     messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
                     continue
                 recorded += 1
-            messages.success(request, f"Recorded a study session for {recorded} users.")
+            messages.success(
+                request,
+                ngettext(
+                    "Recorded a study session for %(count)d learner.",
+                    "Recorded a study session for %(count)d learners.",
+                    recorded,
+                )
+                % {"count": recorded},
+            )
             return None
         context = {
             **self.admin_site.each_context(request),
@@ -136,3 +151,31 @@ class UserStatsAdmin(DynamoModelAdmin):
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.templates("record_session.html"), context)
+
+
+@register(StudySession)
+class StudySessionAdmin(DynamoModelAdmin):
+    """Study sessions, read-only: they change only with the totals they moved (record_session)."""
+
+    list_display = (
+        "username",
+        "started_at",
+        "xp",
+        "questions_answered",
+        "questions_correct",
+        "minutes",
+        "skill_id",
+        "source",
+    )
+    # `?q=ada` is one Query on the learner's partition, newest first.
+    search_fields = ("=username",)
+    ordering = ("-session_id",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -51,7 +51,7 @@ class StudySessionForm(forms.Form):
     def save(self, username: str) -> UserStats:
         """Record the session for `username`; errors land on the form's fields."""
         try:
-            return record_session(username, **self.cleaned_data)
+            return record_session(username, **self.cleaned_data, source="admin")
         except ValidationError as exc:
             for field, messages in exc.message_dict.items():
                 self.add_error(field if field in self.fields else None, messages)

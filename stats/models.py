@@ -10,7 +10,6 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
-from pynamodb.exceptions import UpdateError
 
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
@@ -20,7 +19,6 @@ from users.models import User, validate_username
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"
 TARGET_CORRECT_PER_MINUTE = 2
-STREAK_ROUNDS = 3
 
 
 def percentage(part: float, whole: float) -> float:
@@ -283,9 +281,28 @@ class UserStats(DynamoModel):
             efficiency_of(self.questions_correct or 0, self.minutes_studied or 0),
         )
 
+    # Attributes a recorded session sets: the running totals, the streak, the board's copies.
+    SESSION_ATTRIBUTES = (
+        "xp",
+        "questions_answered",
+        "questions_correct",
+        "minutes_studied",
+        "sessions",
+        "accuracy",
+        "efficiency",
+        "streak",
+        "last_active_day",
+        "streak_expires_on",
+        "leaderboard_partition",
+        "name",
+        "created_at",
+        "updated_at",
+    )
+
     @classmethod
-    def add_session(
+    def after_session(
         cls,
+        stored: UserStats | None,
         learner: User,
         *,
         xp: int,
@@ -295,83 +312,72 @@ class UserStats(DynamoModel):
         day: date,
         now: datetime,
     ) -> UserStats:
-        """Add one session's totals and move the streak; creates the stats if needed.
+        """Return the stats as one more session leaves them (the stored item's version kept).
 
-        The totals move with ADD in one UpdateItem whose condition picks the streak rule
-        (same day, next day, after a gap), so concurrent sessions never lose one another.
-        accuracy and efficiency cannot be divided inside an update expression: a new item
-        gets the session's own values in that same update, an existing one gets them from
-        the returned totals by a second UpdateItem guarded by those totals, so a stale value
-        never overwrites a fresher one.
+        The totals add up exactly (decimal, as DynamoDB's ADD); accuracy and efficiency follow
+        the new totals; the streak: a session on or before the last active day leaves it, on
+        the next day adds one, after a gap starts it at 1, and a back-dated day whose streak
+        has broken since counts with none. The caller writes it conditional on the version.
         """
+        from .history import exact_sum  # the history module imports this one
+
+        after = cls(learner.username) if stored is None else cls.from_raw_data(stored.serialize())
+        after.xp = exact_sum([after.xp or 0, xp])
+        after.questions_answered = exact_sum([after.questions_answered or 0, questions])
+        after.questions_correct = exact_sum([after.questions_correct or 0, correct])
+        after.minutes_studied = exact_sum([after.minutes_studied or 0, minutes])
+        after.sessions = int(after.sessions or 0) + 1
+        after.accuracy, after.efficiency = after.derived_metrics()
         today, yesterday = day.isoformat(), (day - timedelta(days=1)).isoformat()
         expires = (day + timedelta(days=2)).isoformat()
-        if expires <= now.date().isoformat():
-            # A back-dated session whose streak has broken since: the day counts, no streak.
-            grown = started = [
-                cls.streak.set(0),
-                cls.last_active_day.set(today),
-                cls.streak_expires_on.remove(),
-            ]
+        last = after.last_active_day
+        if last is not None and last >= today:
+            pass  # the same day, or a late back-dated record: the streak stays
+        elif expires <= now.date().isoformat():
+            after.streak, after.last_active_day, after.streak_expires_on = 0, today, None
         else:
-            grown = [
-                cls.streak.set((cls.streak | 0) + 1),
-                cls.last_active_day.set(today),
-                cls.streak_expires_on.set(expires),
-            ]
-            started = [
-                cls.streak.set(1),
-                cls.last_active_day.set(today),
-                cls.streak_expires_on.set(expires),
-            ]
-        common = [
-            cls.xp.add(xp),
-            cls.questions_answered.add(questions),
-            cls.questions_correct.add(correct),
-            cls.minutes_studied.add(minutes),
-            cls.sessions.add(1),
-            cls.created_at.set(cls.created_at | now),
-            cls.updated_at.set(now),
-            cls.leaderboard_partition.set(leaderboard_partition_for(learner.username)),
-            cls.name_copied_from(learner, keep_stored=True),
-            # Right for a new item; an existing one is corrected below from the new totals.
-            cls.accuracy.set(cls.accuracy | accuracy_of(questions, correct)),
-            cls.efficiency.set(cls.efficiency | efficiency_of(correct, minutes)),
-        ]
-        rules = [
-            ([], cls.last_active_day >= today),
-            (grown, cls.last_active_day == yesterday),
-            (
-                started,
-                cls.last_active_day.does_not_exist() | (cls.last_active_day < yesterday),
-            ),
-        ]
-        stored = cls._first_applicable(learner.username, common, rules)
-        if (stored.accuracy, stored.efficiency) != stored.derived_metrics():
-            stored = stored._refresh_derived() or stored
-        return stored
+            after.streak = int(after.streak or 0) + 1 if last == yesterday else 1
+            after.last_active_day, after.streak_expires_on = today, expires
+        # A soft-deleted learner's board copy stays off; record_session refuses them anyway.
+        after.leaderboard_partition = leaderboard_partition_for(learner.username)
+        after.name = after.name or learner.name
+        after.created_at = after.created_at or now
+        after.updated_at = now
+        return after
 
-    @classmethod
-    def _first_applicable(cls, username: str, common: list, rules: list) -> UserStats:
-        # The rules cover every state of last_active_day; a concurrent session can move it
-        # between two attempts, so go round again a few times before giving up.
-        for _ in range(STREAK_ROUNDS):
-            for streak_actions, condition in rules:
-                stored = cls.apply(username, common + streak_actions, condition)
-                if stored is not None:
-                    return stored
-        raise UpdateError(f"Could not record a session for {username}: too much contention.")
-
-    def _refresh_derived(self) -> UserStats | None:
+    def session_actions(self) -> list:
+        """Return the update actions writing the attributes after_session() set."""
         cls = type(self)
-        accuracy, efficiency = self.derived_metrics()
-        return cls.apply(
+        actions = []
+        for name in self.SESSION_ATTRIBUTES:
+            attribute, value = getattr(cls, name), getattr(self, name)
+            actions.append(attribute.remove() if value is None else attribute.set(value))
+        return actions
+
+    def mend_totals(self, totals: Any) -> bool:
+        """Rewrite the totals (and the metrics they give) if unchanged since read; False if not.
+
+        `totals` is a `stats.history.Totals`, what the learner's history adds up to.
+        """
+        cls = type(self)
+        mended = cls(
             self.username,
-            [cls.accuracy.set(accuracy), cls.efficiency.set(efficiency)],
-            (cls.questions_answered == self.questions_answered)
-            & (cls.questions_correct == self.questions_correct)
-            & (cls.minutes_studied == self.minutes_studied),
+            questions_answered=totals.questions_answered,
+            questions_correct=totals.questions_correct,
+            minutes_studied=totals.minutes_studied,
         )
+        accuracy, efficiency = mended.derived_metrics()
+        actions = [
+            cls.xp.set(totals.xp),
+            cls.questions_answered.set(totals.questions_answered),
+            cls.questions_correct.set(totals.questions_correct),
+            cls.minutes_studied.set(totals.minutes_studied),
+            cls.sessions.set(totals.sessions),
+            cls.accuracy.set(accuracy),
+            cls.efficiency.set(efficiency),
+            cls.updated_at.set(utcnow()),
+        ]
+        return cls.apply(self.username, actions, cls.version == self.version) is not None
 
     @classmethod
     def name_copied_from(cls, learner: User, *, keep_stored: bool = False):

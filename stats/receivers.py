@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from dynamo.models import utcnow
+from dynamo.batch import batch_delete
+from dynamo.models import DynamoModel, utcnow
 from dynamo_admin.models import AdminLog
 from users.signals import deletion_changed, demo_learner_made, purging, renamed
 
 from . import reminders
 from .demo import demo_stats
+from .history import SessionKey, StudyDay, StudySession
 from .models import UserStats
 
 
@@ -38,7 +40,16 @@ def delete_purged_stats(sender, user, **kwargs) -> tuple[str, int]:
     return ("stats", int(stats is not None))
 
 
+@receiver(purging)
+def delete_purged_history(sender, user, **kwargs) -> tuple[str, int]:
+    """Delete a purged learner's study sessions, with their days and Idempotency-Keys."""
+    sessions = batch_delete(StudySession, StudySession.query(user.username))
+    batch_delete(StudyDay, StudyDay.query(user.username))
+    batch_delete(SessionKey, SessionKey.query(user.username))
+    return ("study sessions", sessions)
+
+
 @receiver(demo_learner_made)
-def stats_for_demo_learner(sender, user, random_seed, now, **kwargs) -> list[UserStats]:
-    """Give each learner `seed` makes their statistics."""
-    return [demo_stats(user, random_seed=random_seed, now=now)]
+def stats_for_demo_learner(sender, user, random_seed, now, **kwargs) -> list[DynamoModel]:
+    """Give each learner `seed` makes their statistics and the study history they sum."""
+    return demo_stats(user, random_seed=random_seed, now=now, skills=kwargs.get("skills", ()))

@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.mail import send_mail
+from django.urls import reverse
 
 from dynamo import jobs
 from users.models import User
@@ -129,7 +130,8 @@ def deliver(stats: UserStats, user: User) -> None:
         subject="Time for today's practice",
         message=(
             f"Hi {user.name},\n\n{nudge}\nYou have {int(stats.xp or 0):,} XP so far.\n\n"
-            "See where you stand: /leaderboard/?user=" + user.username + "\n"
+            f"See your year of study: {settings.SITE_URL}"
+            f"{reverse('learner', args=[user.username])}\n"
         ),
         from_email=settings.DEFAULT_FROM_EMAIL,
         recipient_list=[user.email],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -13,8 +14,11 @@ from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
 from dynamo.middleware import meter_visible
+from dynamo.models import utcnow
 
+from . import charts
 from .leaderboard import BadLeaderboardRequest, check_metric
+from .learner import BadPageRequest, learner_page
 from .models import METRICS
 from .standings import board_entry, fragment
 
@@ -148,3 +152,50 @@ def _error(request: HttpRequest, metric: str, message: str, status: int) -> Http
     }
     board = mark_safe(render_to_string("stats/leaderboard_error.html", context))
     return _page(request, metric, board, status)
+
+
+def learner(request: HttpRequest, username: str) -> HttpResponse:
+    """Show a learner's own page: skills, metrics and ranks, a year of study, recent sessions."""
+    cursor = request.GET.get("cursor") or None
+    try:
+        data = learner_page(username, cursor=cursor, today=utcnow().date())
+    except BadPageRequest as exc:
+        return _learner_error(request, str(exc), 400)
+    if data is None:  # unknown and soft-deleted alike: nothing tells them apart
+        return _learner_error(request, f"No learner called {username!r}.", 404)
+    if _wants_json(request):
+        response: HttpResponse = JsonResponse(data)
+    else:
+        response = TemplateResponse(request, "stats/learner.html", _learner_context(data, cursor))
+    _cache_headers(request, response)
+    return response
+
+
+def _learner_context(data: dict[str, Any], cursor: str | None) -> dict[str, Any]:
+    days = data["calendar"]
+    return {
+        "learner": data,
+        "metrics": [
+            {
+                "metric": metric,
+                "label": METRIC_LABELS[metric],
+                "value": _display(metric, data["metrics"][metric]["value"]),
+                "rank": data["metrics"][metric]["rank"],
+            }
+            for metric in METRICS
+        ],
+        "calendar": charts.calendar(days["first_day"], days["last_day"], days["days"]),
+        "chart": charts.weekly_xp(days["first_day"], days["last_day"], days["days"]),
+        "sessions": [
+            s | {"when": datetime.fromisoformat(s["started_at"]).strftime("%Y-%m-%d %H:%M")}
+            for s in data["sessions"]
+        ],
+        "is_first_page": not cursor,
+    }
+
+
+def _learner_error(request: HttpRequest, message: str, status: int) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": message}, status=status)
+    context = {"message": message, "status": status}
+    return TemplateResponse(request, "stats/learner_error.html", context, status=status)

@@ -6,6 +6,7 @@ os.environ.setdefault("DJANGO_ENV_FILE", "")  # tests never read a developer's .
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-that-is-long-enough-0123456789")
 os.environ.setdefault("DYNAMODB_TABLE_PREFIX", "skillboard-test-")
 os.environ.setdefault("EMAIL_URL", "memorymail://")
+os.environ.setdefault("SITE_URL", "https://skillboard.test")
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "15")  # a busy test machine is slow, not down
 os.environ.setdefault("DYNAMODB_MAX_ATTEMPTS", "4")
 os.environ.pop("DYNAMODB_ENDPOINT", None)  # each test points the models at its own engine

@@ -24,6 +24,9 @@ def test_configure_moves_every_model_to_another_prefix_and_back(dynamo):
             "elsewhere-users",
             "elsewhere-user-skills",
             "elsewhere-user-stats",
+            "elsewhere-study-sessions",
+            "elsewhere-study-days",
+            "elsewhere-session-keys",
         }
         with pytest.raises(GetError, match=r"ResourceNotFound|not found|non-existent"):
             User.get("alice")

@@ -18,6 +18,7 @@ FILLED = {
     "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
     "DJANGO_ALLOWED_HOSTS": "skillboard.example.com",
     "DJANGO_CSRF_TRUSTED_ORIGINS": "https://skillboard.example.com",
+    "SITE_URL": "https://skillboard.example.com",
     "DATABASE_URL": "postgres://skillboard:secret@db.internal.example.com:5432/skillboard",
     "EMAIL_URL": "smtp+tls://user:secret@email-smtp.us-east-1.amazonaws.com:587",
     "CACHE_URL": "redis://cache.internal.example.com:6379/1",
@@ -26,6 +27,7 @@ MINIMAL = {
     "DJANGO_DEBUG": "false",
     "DJANGO_SECRET_KEY": FILLED["DJANGO_SECRET_KEY"],
     "DJANGO_ALLOWED_HOSTS": "skillboard.example.com",
+    "SITE_URL": "https://skillboard.example.com",
 }
 
 

@@ -87,7 +87,14 @@ def test_the_dump_is_one_table_and_item_per_line(stocked, tmp_path):
     output = dump(tmp_path / "backup.jsonl")
 
     lines = [json.loads(line) for line in (tmp_path / "backup.jsonl").read_text().splitlines()]
-    assert {line["table"] for line in lines} == {"users", "skills", "user-skills", "user-stats"}
+    assert {line["table"] for line in lines} == {
+        "users",
+        "skills",
+        "user-skills",
+        "user-stats",
+        "study-sessions",
+        "study-days",
+    }
     assert all(set(line) == {"table", "item"} for line in lines)
     assert f"Dumped {len(lines)} items" in output
     assert not list(tmp_path.glob(".*partial"))
@@ -193,6 +200,7 @@ def test_a_replace_killed_half_way_leaves_old_or_new_items_and_a_rerun_finishes(
         "DJANGO_ENV_FILE": "",
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+        "SITE_URL": "http://127.0.0.1:8000",
         "DYNAMODB_ENDPOINT": User.Meta.host,
         "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
         "AWS_REGION": "us-east-1",

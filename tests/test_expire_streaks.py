@@ -11,7 +11,8 @@ from django.core.management import CommandError, call_command
 
 from dynamo import jobs
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.activity import record_session, write_session
+from stats.history import StudySession, session_id_for
 from stats.models import UserStats
 from tests import moto_atomic
 from tests.helpers import learners_for, run_together
@@ -115,7 +116,9 @@ def test_a_session_recorded_after_the_index_was_read_keeps_the_streak(learners):
 def test_a_broken_streak_starts_again_at_one(learners):
     expire(at(5))
 
-    stored = UserStats.add_session(
+    # Five days on, as record_session would compute and write it then.
+    after = UserStats.after_session(
+        UserStats.get("bob", consistent_read=True),
         User.get("bob"),
         xp=1,
         questions=1,
@@ -124,7 +127,12 @@ def test_a_broken_streak_starts_again_at_one(learners):
         day=at(5).date(),
         now=at(5, 9),
     )
+    session = StudySession(
+        "bob", session_id_for(at(5, 9)), started_at=at(5, 9), minutes=1, source="api"
+    )
+    assert write_session([session], after)
 
+    stored = UserStats.get("bob")
     assert (stored.streak, stored.streak_expires_on) == (1, (at(7).date()).isoformat())
 
 

@@ -91,6 +91,7 @@ CHANGELISTS = [
     "/admin/users/userskill/",
     "/admin/stats/userstats/",
     "/admin/dynamo_admin/adminlog/",
+    "/admin/stats/studysession/",
 ]
 ADMIN_PARAMS = [
     "q",
@@ -114,6 +115,7 @@ PUBLIC = {
     "/skills/search/": ["skill", "level", "min_level", "min_years", "cursor", "format"],
     "/": ["q"],
     "/healthz": ["format"],
+    "/learners/alice/": ["cursor", "format"],
 }
 ITEM_PAGES = ["change", "delete", "history", "raw"]
 # One stored item per model, named as its admin URL names it.

@@ -99,6 +99,7 @@ def test_production_logs_are_json_lines_on_stdout_and_development_keeps_text():
         "HOME": "/tmp",
         "DJANGO_ENV_FILE": "",
         "DJANGO_SECRET_KEY": "x" * 50,
+        "SITE_URL": "http://127.0.0.1:8000",
         # Nothing listens there: the scheduler logs each command's failure and goes on.
         "DYNAMODB_ENDPOINT": f"http://127.0.0.1:{local.free_port()}",
     }

@@ -227,6 +227,7 @@ def test_a_seed_killed_half_way_is_finished_by_the_next_if_empty_run(dynamo):
         "DJANGO_SETTINGS_MODULE": "project.settings",
         "DJANGO_ENV_FILE": "",
         "DJANGO_SECRET_KEY": "x" * 40,
+        "SITE_URL": "http://127.0.0.1:8000",
         "DYNAMODB_ENDPOINT": User.Meta.host,
         "DYNAMODB_TABLE_PREFIX": prefix,
     }

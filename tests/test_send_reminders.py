@@ -71,6 +71,13 @@ def test_it_sends_what_is_due_and_schedules_the_next_day(learners):
     assert reminders.read_watermark() == reminder_bucket(NOON)
 
 
+def test_a_reminder_links_to_the_learners_page_by_its_absolute_address(learners):
+    run(NOON)
+
+    [message] = [m for m in mail.outbox if m.to == [f"{learners[0]}@example.com"]]
+    assert f"https://skillboard.test/learners/{learners[0]}/" in message.body
+
+
 def test_a_second_run_sends_nothing_again(learners):
     run(NOON)
     mail.outbox.clear()

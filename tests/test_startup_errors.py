@@ -17,6 +17,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 GOOD = {
     "DJANGO_DEBUG": "false",
     "DJANGO_SECRET_KEY": "x" * 40,
+    "SITE_URL": "http://127.0.0.1:8000",
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
     "DJANGO_ENV_FILE": "",  # a developer's .env must not hide what these tests check
@@ -47,6 +48,7 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
         ("DATABASE_URL", "nosuchdb://x"),
         ("DJANGO_SECRET_KEY", "short"),
         ("DJANGO_TRUSTED_PROXIES", "10.0.0.0/8,the-load-balancer"),
+        ("SITE_URL", "skillboard.example.com"),
     ],
 )
 def test_a_bad_setting_stops_start_up_with_a_message_naming_it(variable, value):
@@ -69,6 +71,21 @@ def test_the_secret_key_is_required_outside_debug():
 
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr.splitlines()[-1]
+
+
+def test_the_site_url_is_required_outside_debug():
+    env = {k: v for k, v in GOOD.items() if k != "SITE_URL"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=BASE_DIR,
+        env={**env, "DJANGO_SETTINGS_MODULE": "project.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode != 0
+    assert "SITE_URL" in result.stderr.splitlines()[-1]
 
 
 def test_a_command_against_an_unreachable_engine_exits_non_zero_with_one_line():

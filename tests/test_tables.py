@@ -66,6 +66,9 @@ EXPECTED = {
     ),
     "jobs": ([("name", "HASH")], {}),
     "rank-tiers": ([("board", "HASH"), ("ceiling", "RANGE")], {}),
+    "study-sessions": ([("username", "HASH"), ("session_id", "RANGE")], {}),
+    "study-days": ([("username", "HASH"), ("day", "RANGE")], {}),
+    "session-keys": ([("username", "HASH"), ("key", "RANGE")], {}),
 }
 
 

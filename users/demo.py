@@ -158,7 +158,7 @@ class DemoLearners:
         extras = [
             item
             for _, items in demo_learner_made.send(
-                type(self), user=user, random_seed=self.seed, now=self.now
+                type(self), user=user, skills=skills, random_seed=self.seed, now=self.now
             )
             for item in items
         ]

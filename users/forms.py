@@ -15,7 +15,8 @@ class TalentSearchForm(forms.Form):
         label="Skill",
         min_length=2,
         max_length=100,
-        help_text="The catalog name, exactly as written: Python, AWS Lambda, React…",
+        help_text="Choose from the catalog's skills as you type: Python, AWS Lambda, React…",
+        widget=forms.TextInput(attrs={"list": "catalog-skills", "autocomplete": "off"}),
     )
     level = forms.ChoiceField(
         label="Level",

@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, RegexValidator
+from django.urls import reverse
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.constants import COUNT
 from pynamodb.exceptions import TransactWriteError
@@ -117,6 +118,10 @@ class User(DynamoModel):
     @property
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
+
+    def get_absolute_url(self) -> str:
+        """Return the learner's public page (the admin's "View on site" links to it)."""
+        return reverse("learner", args=[self.username])
 
     def soft_delete(self, when: datetime | None = None) -> None:
         """Mark the user deleted; the gardener purges it after the retention period."""

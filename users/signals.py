@@ -14,7 +14,8 @@ renamed = Signal()
 # ("stats", 1), for the command's report.
 purging = Signal()
 
-# Sent by `seed` for each demo learner it makes, with `user`, `random_seed` and `now`: a
+# Sent by `seed` for each demo learner it makes, with `user`, `skills` (their user-skills),
+# `random_seed` and `now`: a
 # receiver returns a list of validated items to write for that learner (the same every time
 # for the same arguments, so a seed finished later writes identical items).
 demo_learner_made = Signal()

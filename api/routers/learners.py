@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
-from ninja import Query, Router, Status
+import json
+import re
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from ninja import Header, Query, Router, Status
 from ninja.errors import HttpError
+from ninja.responses import NinjaJSONEncoder
 
 from catalog.models import SKILL_ID_RE
+from dynamo.exceptions import AlreadyExists
 from dynamo.models import utcnow
 from stats.activity import record_session
+from stats.history import MAX_KEY_LENGTH, SessionKey, StudySession
 from stats.models import UserStats
 from users.models import USERNAME_RE, User, UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..locking import check_if_match, tag
+from ..locking import check_if_match, etag_of, tag
 from ..problems import Problem
 from ..schemas import (
     LearnerCreate,
     LearnerFields,
     LearnerOut,
+    LearnerPage,
     LearnerPatch,
     LearnerSkillCreate,
     LearnerSkillFields,
@@ -27,10 +34,13 @@ from ..schemas import (
     LearnerSkillPage,
     LearnerSkillPatch,
     SessionIn,
+    SessionPage,
     StatsOut,
 )
 
 router = Router(tags=["learners"])
+MONTH_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+EMPTY_MONTHS_TO_END = 12
 PAGE_SIZE = 25
 MAX_PAGE_SIZE = 100
 ERRORS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem, 429: Problem}
@@ -74,6 +84,51 @@ def create_learner(request: HttpRequest, response: HttpResponse, payload: Learne
     history.write(request, learner, history.ADDITION)
     tag(response, learner)
     return Status(201, learner)
+
+
+@router.get("", response={200: LearnerPage, **ERRORS})
+def list_learners(
+    request: HttpRequest,
+    response: HttpResponse,
+    cursor: str | None = None,
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """List learners, newest sign-up first: gsi_created_month, one month after another.
+
+    The listing walks back from this month; it ends after twelve empty months in a row.
+    """
+    require(request, "users.view_user")
+    state = paging.state_of(cursor, "api-learners") or {}
+    month, key = state.get("m") or utcnow().strftime("%Y-%m"), state.get("k")
+    empty = state.get("e", 0)
+    if not (isinstance(month, str) and MONTH_RE.fullmatch(month) and isinstance(empty, int)):
+        raise HttpError(400, "This page link is malformed.")
+    found: list[User] = []
+    while len(found) < limit and empty < EMPTY_MONTHS_TO_END:
+        page = User.gsi_created_month.query(
+            month,
+            scan_index_forward=False,
+            limit=limit - len(found),
+            last_evaluated_key=key,
+        )
+        got = list(page)
+        found += got
+        empty = 0 if got else empty + 1
+        key = page.last_evaluated_key
+        if key:
+            break  # the page is full, or DynamoDB's 1 MB page ended: go on in this month
+        month = previous_month(month)
+    next_cursor = None
+    if empty < EMPTY_MONTHS_TO_END:
+        next_cursor = paging.state_cursor({"m": month, "k": key, "e": empty}, "api-learners")
+    paging.link_next(request, response, next_cursor)
+    return {"results": found, "next": next_cursor}
+
+
+def previous_month(month: str) -> str:
+    """Return the month before a `YYYY-MM` month."""
+    year, number = int(month[:4]), int(month[5:])
+    return f"{year - 1}-12" if number == 1 else f"{year}-{number - 1:02d}"
 
 
 @router.get("/{username}", response={200: LearnerOut, **ERRORS})
@@ -246,15 +301,99 @@ def get_learner_stats(request: HttpRequest, response: HttpResponse, username: st
     return stats
 
 
+@router.get("/{username}/sessions", response={200: SessionPage, **ERRORS})
+def list_learner_sessions(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    cursor: str | None = None,
+    limit: int = Query(PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
+    """List a learner's study sessions, newest first (one Query on study-sessions)."""
+    require(request, "stats.view_userstats")
+    get_learner_or_404(username)
+    scope = f"api-learner-sessions:{username}"
+    results = StudySession.newest_first(
+        username, limit=limit, last_evaluated_key=paging.start_of(cursor, scope)
+    )
+    sessions = list(results)
+    next_cursor = paging.cursor_after(results, scope)
+    paging.link_next(request, response, next_cursor)
+    return {"results": sessions, "next": next_cursor}
+
+
 @router.post("/{username}/sessions", response={201: StatsOut, **WRITE_ERRORS})
 def record_learner_session(
-    request: HttpRequest, response: HttpResponse, username: str, payload: SessionIn
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    payload: SessionIn,
+    idempotency_key: str | None = Header(
+        None,
+        alias="Idempotency-Key",
+        description="Name the session: sent again, the same key records nothing more and "
+        "answers what the first call answered; the same key with another body is a 422.",
+        max_length=MAX_KEY_LENGTH,
+    ),
 ):
-    """Record a study session; answer the learner's stats with it added."""
+    """Record a study session with its history entry; answer the learner's stats with it added."""
     require(request, "stats.change_userstats")
     get_active_learner_or_404(username)
     session = payload.model_dump()
-    stats = record_session(username, **session)
-    history.log_session(request, stats, session)
+    # A client's own id for the session names it as an Idempotency-Key does.
+    client_id = session.pop("session_id")
+    if idempotency_key is None and client_id is None:
+        stats = record_session(username, **session, source="api", actor=history.actor(request))
+        tag(response, stats)
+        return Status(201, stats)
+    key = SessionKey.digest(
+        f"key:{idempotency_key}" if idempotency_key is not None else f"id:{client_id}"
+    )
+    fingerprint = SessionKey.digest(payload.model_dump_json())
+    if (answer := replayed(username, key, fingerprint)) is not None:
+        return answer
+
+    def named(stats: UserStats, recorded: StudySession) -> list[SessionKey]:
+        # Encoded as the API encodes answers, so the replay is the same JSON, byte for byte.
+        body = json.loads(json.dumps(StatsOut.from_orm(stats).model_dump(), cls=NinjaJSONEncoder))
+        kept = {"status": 201, "body": body, "etag": etag_of(stats)}
+        return [
+            SessionKey(
+                username,
+                key,
+                fingerprint=fingerprint,
+                session_id=recorded.session_id,
+                answer=kept,
+            )
+        ]
+
+    try:
+        stats = record_session(
+            username, **session, source="api", actor=history.actor(request), also=named
+        )
+    except AlreadyExists:
+        # Another request with this key won the race: answer what it answered.
+        if (answer := replayed(username, key, fingerprint)) is not None:
+            return answer
+        raise
     tag(response, stats)
     return Status(201, stats)
+
+
+def replayed(username: str, key: str, fingerprint: str) -> HttpResponse | None:
+    """Return the first answer given for an Idempotency-Key, or None for a new key.
+
+    A key sent with another body is refused with 422: it names a session already recorded
+    with other figures, so neither answering the old figures nor recording new ones is right.
+    """
+    named = SessionKey.get_or_none(username, key, consistent_read=True)
+    if named is None:
+        return None
+    if named.fingerprint != fingerprint:
+        raise HttpError(
+            422, "This Idempotency-Key was sent with another session: use a new key for it."
+        )
+    answer = JsonResponse(named.answer["body"], status=named.answer["status"])
+    answer["ETag"] = named.answer["etag"]
+    answer["Idempotent-Replayed"] = "true"
+    return answer

@@ -8,12 +8,14 @@ from ninja.errors import HttpError
 from ninja.errors import ValidationError as RequestValidationError
 
 from dynamo import cursors
+from dynamo.models import utcnow
 from stats.leaderboard import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
     BadLeaderboardRequest,
     check_metric,
 )
+from stats.learner import BadPageRequest, learner_page
 from stats.standings import standings
 from users.forms import TalentSearchForm
 from users.models import PROFICIENCIES
@@ -22,7 +24,7 @@ from users.views import PAGE_SIZE as SEARCH_PAGE_SIZE
 
 from .. import paging
 from ..problems import Problem
-from ..schemas import BoardPage, HolderPage
+from ..schemas import BoardPage, HolderPage, LearnerPageOut
 
 router = Router(tags=["public"], auth=None)
 ERRORS = {400: Problem, 404: Problem, 422: Problem}
@@ -81,3 +83,16 @@ def search(
         raise HttpError(400, str(exc)) from exc
     paging.link_next(request, response, page.cursor)
     return {"results": page.holders, "next": page.cursor or None}
+
+
+@router.get("/learner-pages/{username}", response={200: LearnerPageOut, **ERRORS})
+def learner(request: HttpRequest, response: HttpResponse, username: str, cursor: str | None = None):
+    """Return what a learner's page shows (`/learners/<username>/?format=json`), same data."""
+    try:
+        data = learner_page(username, cursor=cursor, today=utcnow().date())
+    except BadPageRequest as exc:
+        raise HttpError(400, str(exc)) from exc
+    if data is None:  # unknown and soft-deleted alike
+        raise Http404(f"No learner called {username!r}.")
+    paging.link_next(request, response, data["next"])
+    return data

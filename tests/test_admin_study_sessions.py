@@ -1,0 +1,97 @@
+"""The admin's study sessions: a read-only changelist per learner, linked from the learner."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from dynamo.models import utcnow
+from dynamo_admin.models import AdminLog
+from stats.activity import record_session
+from stats.history import StudySession, Totals, history_of
+from stats.models import UserStats
+from tests.admin_fixtures import calls
+from users.models import User
+
+CHANGELIST = "/admin/stats/studysession/"
+
+
+@pytest.fixture
+def sessions(dynamo):
+    for username in ("ada", "bob"):
+        User(username, name=username.title(), email=f"{username}@example.com").save()
+    for days_ago in (3, 1, 2):
+        when = utcnow() - timedelta(days=days_ago)
+        record_session("ada", xp=days_ago * 10, questions=2, correct=1, minutes=4, when=when)
+    record_session("bob", xp=99, questions=2, correct=1, minutes=4)
+
+
+def test_a_learners_sessions_are_one_query_newest_first(sessions, admin_client):
+    response = admin_client.get(CHANGELIST, {"q": "ada"})
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.index(">10<") < html.index(">20<") < html.index(">30<")
+    assert ">99<" not in html
+    meter = response.wsgi_request.dynamo_meter
+    assert meter.count_of("Query") == 1 and meter.count_of("Scan") == 0
+    assert calls(response) >= 1
+
+
+def test_sessions_cannot_be_added_changed_or_deleted_in_the_admin(sessions, admin_client):
+    [first, *_] = StudySession.query("ada")
+    add = admin_client.get(f"{CHANGELIST}add/")
+    assert add.status_code == 403
+    page = admin_client.get(f"{CHANGELIST}{first.username}/")  # any shape: never a form
+    assert page.status_code in (302, 403, 404)
+    assert len(history_of("ada")) == 3
+
+
+def test_the_learners_change_page_links_to_their_sessions_and_their_page(sessions, admin_client):
+    html = admin_client.get("/admin/users/user/ada/change/").content.decode()
+
+    assert f'href="{CHANGELIST}?q=ada"' in html
+    assert 'href="/learners/ada/"' in html and "View on site" in html
+
+
+def test_the_record_action_writes_sessions_and_history_for_each_learner(sessions, admin_client):
+    response = admin_client.post(
+        "/admin/stats/userstats/",
+        {
+            "action": "record_study_session",
+            "_selected_action": ["ada", "bob"],
+            "apply": "1",
+            "xp": 5,
+            "questions": 2,
+            "correct": 2,
+            "minutes": 3,
+        },
+        follow=True,
+    )
+
+    assert "Recorded a study session for 2 learners." in response.content.decode()
+    for username in ("ada", "bob"):
+        sessions = history_of(username)
+        assert sessions[-1].source == "admin" and sessions[-1].xp == 5
+        assert Totals.stored_in(UserStats.get(username)) == Totals.of(sessions)
+        [entry, *_] = AdminLog.history(UserStats.get(username))
+        assert entry.changes["session"][1]["source"] == "admin"
+
+
+def test_the_record_action_says_learner_for_one(sessions, admin_client):
+    response = admin_client.post(
+        "/admin/stats/userstats/",
+        {
+            "action": "record_study_session",
+            "_selected_action": ["bob"],
+            "apply": "1",
+            "xp": 5,
+            "questions": 2,
+            "correct": 2,
+            "minutes": 3,
+        },
+        follow=True,
+    )
+
+    assert "Recorded a study session for 1 learner." in response.content.decode()

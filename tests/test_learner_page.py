@@ -1,0 +1,164 @@
+"""`/learners/<username>/`: a learner's own page, its JSON, its 404 and its cost."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from catalog.models import Skill
+from dynamo.models import utcnow
+from stats.activity import record_session
+from stats.learner import SESSIONS_PER_PAGE, calendar_start
+from tests.admin_fixtures import calls
+from users.models import User, UserSkill
+
+NOW = utcnow()
+
+
+@pytest.fixture
+def client() -> Client:
+    return Client()
+
+
+@pytest.fixture
+def ada(dynamo) -> User:
+    """Ada: two skills added in order, three sessions over three days, and Bob beside her."""
+    python = Skill("python", name="Python", category="Programming")
+    go = Skill("go", name="Go", category="Programming")
+    python.save()
+    go.save()
+    user = User("ada", name="Ada Lovelace", email="ada@example.com")
+    user.save()
+    UserSkill.for_catalog("ada", go, proficiency="Advanced", years=4).save()
+    UserSkill.for_catalog("ada", python, proficiency="Expert", years=7).save()
+    for days_ago, xp in ((2, 30), (1, 50), (0, 20)):
+        record_session(
+            "ada", xp=xp, questions=10, correct=8, minutes=10, when=NOW - timedelta(days=days_ago)
+        )
+    User("bob", name="Bob", email="bob@example.com").save()
+    record_session("bob", xp=500, questions=10, correct=10, minutes=5)
+    return user
+
+
+def test_it_shows_the_learner_skills_in_order_metrics_ranks_and_sessions(ada, client):
+    response = client.get("/learners/ada/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Ada Lovelace" in html and "@ada" in html
+    assert html.index(">Go</a>") < html.index(">Python</a>")  # in the order added
+    assert "/skills/search/?skill=Go&amp;level=Advanced" in html
+    assert "100 XP" in html and "#2" in html  # Bob has more XP
+    assert html.count("<tr><td><time") == 3
+    assert "ada@example.com" not in html
+
+
+def test_the_json_variant_carries_the_same_data(ada, client):
+    by_format = client.get("/learners/ada/?format=json")
+    by_accept = client.get("/learners/ada/", headers={"accept": "application/json"})
+
+    assert by_format.json() == by_accept.json()
+    data = by_format.json()
+    assert [s["skill_id"] for s in data["skills"]] == ["go", "python"]
+    assert data["metrics"]["xp"] == {
+        "value": 100,
+        "rank": {"rank": 2, "exact": True, "label": "#2"},
+    }
+    assert [s["xp"] for s in data["sessions"]] == [20, 50, 30]  # newest first
+    assert sum(d["xp"] for d in data["calendar"]["days"]) == 100
+    assert data["calendar"]["first_day"] == calendar_start(NOW.date()).isoformat()
+    assert set(data) == {
+        "username",
+        "name",
+        "joined",
+        "skills",
+        "metrics",
+        "sessions_recorded",
+        "last_active_day",
+        "sessions",
+        "next",
+        "calendar",
+    }
+    assert "email" not in by_format.content.decode()
+
+
+def test_unknown_and_soft_deleted_learners_get_the_same_404(ada, client):
+    unknown = client.get("/learners/nobody/")
+    User.get("bob").soft_delete()
+    deleted = client.get("/learners/bob/")
+
+    assert unknown.status_code == deleted.status_code == 404
+    assert unknown.content.replace(b"nobody", b"bob") == deleted.content
+    assert client.get("/learners/x/").status_code == 404  # no learner can have that name
+
+
+def test_the_sessions_page_on_to_older_ones_with_a_cursor(ada, client):
+    for minutes_ago in range(SESSIONS_PER_PAGE):
+        when = NOW - timedelta(days=3, minutes=minutes_ago)
+        record_session("ada", xp=1, questions=1, correct=1, minutes=1, when=when)
+
+    first = client.get("/learners/ada/?format=json").json()
+    older = client.get("/learners/ada/", {"format": "json", "cursor": first["next"]}).json()
+
+    assert len(first["sessions"]) == SESSIONS_PER_PAGE
+    assert len(older["sessions"]) == 3 and older["next"] is None
+    assert first["sessions"][-1]["started_at"] > older["sessions"][0]["started_at"]
+
+
+def test_a_cursor_of_another_learner_is_a_400(ada, client):
+    for _ in range(SESSIONS_PER_PAGE):
+        record_session("bob", xp=1, questions=1, correct=1, minutes=1)
+    bobs = client.get("/learners/bob/?format=json").json()["next"]
+
+    assert client.get("/learners/ada/", {"cursor": bobs}).status_code == 400
+    assert client.get("/learners/ada/", {"cursor": "garbage"}).status_code == 400
+
+
+def test_the_page_costs_at_most_ten_calls_read_together(ada, client):
+    response = client.get("/learners/ada/")
+
+    assert response.status_code == 200
+    # The learner, skills, stats, sessions and days together; then one rank per board.
+    assert calls(response) == 9 <= 10
+    meter = response.wsgi_request.dynamo_meter
+    assert meter.count_of("Scan") == 0 and meter.read_units <= 60
+
+
+def test_the_calendar_and_chart_are_labelled_svg_without_inline_style(ada, client):
+    html = client.get("/learners/ada/").content.decode()
+
+    assert html.count('role="img"') == 2 and "<desc" in html
+    assert 'class="cal-cell shade-4"' in html  # the busiest day
+    assert "3 sessions on 3 days" in html
+    assert "style=" not in html and "<script" not in html
+
+
+def test_it_is_served_from_the_cache_within_its_lifetime(ada, client, settings):
+    settings.LEADERBOARD_CACHE_SECONDS = 30
+    cache.clear()
+    client.get("/learners/ada/")
+    record_session("ada", xp=5, questions=1, correct=1, minutes=1)
+
+    cached = client.get("/learners/ada/?format=json")
+
+    assert calls(cached) == 0
+    assert cached.json()["metrics"]["xp"]["value"] == 100
+    cache.clear()
+    assert client.get("/learners/ada/?format=json").json()["metrics"]["xp"]["value"] == 105
+
+
+def test_a_learner_without_sessions_has_a_page_with_no_ranks(dynamo, client):
+    User("new", name="New One", email="new@example.com").save()
+
+    data = client.get("/learners/new/?format=json").json()
+
+    assert data["metrics"]["xp"] == {"value": 0, "rank": None}
+    assert data["sessions"] == [] and data["calendar"]["days"] == []
+    assert "not on the board" in client.get("/learners/new/").content.decode()
+
+
+def test_the_admin_view_on_site_link_is_the_learners_page(ada):
+    assert ada.get_absolute_url() == "/learners/ada/"

@@ -1,0 +1,72 @@
+"""The learner's page in headless Chromium at 1280 and 390 px: from the board, under the CSP."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from catalog.models import Skill
+from dynamo.models import utcnow
+from stats.activity import record_session
+from users.models import User, UserSkill
+
+pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
+
+
+@pytest.fixture
+def site(dynamo, live_server):
+    python = Skill("python", name="Python", category="Programming")
+    python.save()
+    for username, xp in (("ada", 90), ("grace", 40)):
+        User(username, name=f"{username.title()} Example", email=f"{username}@example.com").save()
+        UserSkill.for_catalog(username, python, proficiency="Expert", years=6).save()
+        for days_ago in range(0, 200, 9):
+            when = utcnow() - timedelta(days=days_ago)
+            record_session(username, xp=xp, questions=5, correct=4, minutes=12, when=when)
+    return live_server.url
+
+
+@pytest.fixture(params=[1280, 390], ids=["desktop", "phone"])
+def watched(request, browser):
+    """A page of that width recording CSP violations, console errors and failed requests."""
+    context = browser.new_context(viewport={"width": request.param, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    problems: list[str] = []
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => "
+        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
+    )
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    yield page, problems
+    context.close()
+
+
+def test_a_visitor_opens_a_learner_from_the_board_and_reads_their_year(watched, site):
+    page, problems = watched
+    page.goto(f"{site}/leaderboard/")
+
+    with page.expect_navigation():
+        page.click(".podium-place.place-1 a.podium-name")
+
+    assert page.url.endswith("/learners/ada/")
+    assert page.locator("h1").inner_text() == "Ada Example"
+    assert page.locator(".learner-skills a").inner_text() == "Python"
+    assert page.locator(".metric-rank a").first.inner_text() == "#1"
+    assert page.locator(".calendar rect.cal-cell").count() >= 365
+    assert page.locator(".calendar rect.shade-4").count() == 23  # one session every 9 days
+    assert page.locator(".chart rect.chart-bar").count() == 53
+    assert page.locator(".learner-sessions tbody tr").count() == 20
+    assert page.locator("svg[role=img] > title").first.text_content().startswith("Study calendar")
+    # Nothing wider than the screen: the calendar scrolls inside its own box at worst.
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    box = page.locator(".calendar svg").bounding_box()
+    assert box["width"] >= 300 and box["height"] > 40
+
+    with page.expect_navigation():
+        page.click("a[rel=next]")
+    assert page.locator(".learner-sessions tbody tr").count() == 3
+    assert problems == []
