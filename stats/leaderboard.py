@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo import cursors
+from dynamo.parallel import read_together
 
 from . import tiers
 from .models import METRICS, UserStats, leaderboard_partitions
@@ -221,14 +222,18 @@ def rank_info(metric: str, stats: UserStats, *, shards: int | None = None) -> Ra
 def rank_infos(
     stats: UserStats, metrics: Iterable[str] = METRICS, *, shards: int | None = None
 ) -> dict[str, RankInfo]:
-    """Return a user's rank on several boards; every board's tier pointer is read in one call."""
+    """Return a user's rank on several boards: the tier pointers in one call, then the boards'
+    tier reads together (2 round trips whatever the number of boards)."""
     metrics = [check_metric(metric) for metric in metrics]
     found = tiers.pointers(metrics)
     partitions = leaderboard_partitions(shards)
-    return {
-        metric: score_rank(metric, getattr(stats, metric), found[metric], partitions)
-        for metric in metrics
-    }
+    ranks = read_together(
+        [
+            lambda m=metric: score_rank(m, getattr(stats, m), found[m], partitions)
+            for metric in metrics
+        ]
+    )
+    return dict(zip(metrics, ranks, strict=True))
 
 
 def rank_of(metric: str, stats: UserStats, *, shards: int | None = None) -> int:

@@ -23,7 +23,7 @@ from dynamo.parallel import read_together
 from users.models import USERNAME_RE, User, UserSkill
 
 from .history import StudyDay, StudySession
-from .leaderboard import rank_of
+from .leaderboard import rank_infos
 from .models import METRICS, UserStats
 
 SESSIONS_PER_PAGE = 20
@@ -34,10 +34,13 @@ class BadPageRequest(ValueError):
     """A cursor made for another learner's page, or tampered with."""
 
 
-def rank_info(metric: str, stats: UserStats) -> dict[str, Any]:
-    """Return a learner's rank on one board: {rank, exact, label}; the one place the page asks."""
-    rank = rank_of(metric, stats)
-    return {"rank": rank, "exact": True, "label": f"#{rank:,}"}
+def ranks_of(stats: UserStats) -> list[dict[str, Any]]:
+    """Return a learner's rank on every board, from the score tiers: {rank, exact, label}."""
+    infos = rank_infos(stats, METRICS)
+    return [
+        {"rank": info.rank, "exact": info.exact and info.ready, "label": f"#{info.label}"}
+        for info in (infos[metric] for metric in METRICS)
+    ]
 
 
 def calendar_start(today: date) -> date:
@@ -88,11 +91,7 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
     if learner is None or learner.is_deleted:
         return None
     listed = stats is not None and stats.leaderboard_partition is not None
-    ranks = (
-        read_together([lambda m=metric: rank_info(m, stats) for metric in METRICS])
-        if listed
-        else [None] * len(METRICS)
-    )
+    ranks = ranks_of(stats) if listed else [None] * len(METRICS)
     return {
         "username": learner.username,
         "name": learner.name,
