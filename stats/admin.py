@@ -83,7 +83,9 @@ admin_site.unregister(User)
 
 @register(User)
 class LearnerAdmin(UserAdmin):
-    """The users' admin with each learner's stats inline."""
+    """The users' admin with each learner's stats inline and a link to their study sessions."""
+
+    change_form_template = "admin/stats/learner_change_form.html"
 
     def get_inlines(self, request, obj: User | None = None) -> list:
         return [*super().get_inlines(request, obj), UserStatsInline]

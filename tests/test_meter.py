@@ -16,11 +16,13 @@ def test_it_counts_calls_time_and_read_and_write_capacity(dynamo):
         Skill.get("python")
         list(Skill.gsi_category.query("Programming"))
 
-    assert [call.operation for call in metered.calls] == ["PutItem", "GetItem", "Query"]
+    # The save's Query looks for another skill of the same name (gsi_name_key).
+    operations = ["Query", "PutItem", "GetItem", "Query"]
+    assert [call.operation for call in metered.calls] == operations
     assert metered.write_units >= 1
     assert metered.read_units > 0
     assert metered.seconds > 0
-    assert "3 DynamoDB calls" in metered.summary()
+    assert "4 DynamoDB calls" in metered.summary()
 
 
 def test_nested_meters_each_see_their_own_calls_and_the_outer_sees_all(dynamo):

@@ -9,7 +9,6 @@ from django.core.management import call_command
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
-from tests.test_admin_change import inline_post
 from users.models import User, UserSkill
 from users.search import TalentSearch, search
 
@@ -104,7 +103,7 @@ def test_soft_deleting_in_the_admin_takes_the_learner_out_of_the_search_page(
     admin_client_, alice, client
 ):
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(deleted_at="2026-01-02 03:04:05")
+        "/admin/users/user/alice/soft-delete/", {"_version": User.get("alice").version}
     )
 
     assert response.status_code == 302, response.content.decode()
