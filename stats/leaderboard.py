@@ -220,12 +220,16 @@ def rank_info(metric: str, stats: UserStats, *, shards: int | None = None) -> Ra
 
 
 def rank_infos(
-    stats: UserStats, metrics: Iterable[str] = METRICS, *, shards: int | None = None
+    stats: UserStats,
+    metrics: Iterable[str] = METRICS,
+    *,
+    shards: int | None = None,
+    pointers: dict[str, tiers.Pointer | None] | None = None,
 ) -> dict[str, RankInfo]:
-    """Return a user's rank on several boards: the tier pointers in one call, then the boards'
-    tier reads together (2 round trips whatever the number of boards)."""
+    """Return a user's rank on several boards: the tier pointers in one call (or `pointers`,
+    read beforehand by the caller), then the boards' tier reads together."""
     metrics = [check_metric(metric) for metric in metrics]
-    found = tiers.pointers(metrics)
+    found = pointers if pointers is not None else tiers.pointers(metrics)
     partitions = leaderboard_partitions(shards)
     ranks = read_together(
         [

@@ -2,9 +2,11 @@
 
 Two rounds of reads, each sent together (`dynamo.parallel.read_together`): the learner, their
 skills in the order added (`gsi_user_created_at`), their stats, a page of sessions (newest
-first) and a year of study days; then, with the stats in hand, one rank per board. Nine calls
-with one leaderboard shard, whatever the history's length: the calendar reads days, never
-sessions. The HTML page and `?format=json` serve the same data from the same cache entry.
+first), a year of study days and the four boards' score-tier pointers; then, with the stats in
+hand, one tier read per board (and a COUNT inside the tier unless the score sits at its
+ceiling). Ten to fourteen calls with one leaderboard shard, whatever the history's length: the
+calendar reads days, never sessions. The HTML page and `?format=json` serve the same data from
+the same cache entry.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from users.models import USERNAME_RE, User, UserSkill
 from .history import StudyDay, StudySession
 from .leaderboard import rank_infos
 from .models import METRICS, UserStats
+from .tiers import Pointer, pointers
 
 SESSIONS_PER_PAGE = 20
 CALENDAR_WEEKS = 52
@@ -34,9 +37,9 @@ class BadPageRequest(ValueError):
     """A cursor made for another learner's page, or tampered with."""
 
 
-def ranks_of(stats: UserStats) -> list[dict[str, Any]]:
+def ranks_of(stats: UserStats, pointers: dict[str, Pointer | None]) -> list[dict[str, Any]]:
     """Return a learner's rank on every board, from the score tiers: {rank, exact, label}."""
-    infos = rank_infos(stats, METRICS)
+    infos = rank_infos(stats, METRICS, pointers=pointers)
     return [
         {"rank": info.rank, "exact": info.exact and info.ready, "label": f"#{info.label}"}
         for info in (infos[metric] for metric in METRICS)
@@ -79,19 +82,20 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
     sessions_page = StudySession.newest_first(
         username, limit=SESSIONS_PER_PAGE, last_evaluated_key=start
     )
-    learner, skills, stats, sessions, days = read_together(
+    learner, skills, stats, sessions, days, boards = read_together(
         [
             lambda: User.get_or_none(username),
             lambda: list(UserSkill.gsi_user_created_at.query(username)),
             lambda: UserStats.get_or_none(username),
             lambda: list(sessions_page),
             lambda: list(StudyDay.since(username, first_day)),
+            lambda: pointers(METRICS),  # the boards' score tiers, for the ranks below
         ]
     )
     if learner is None or learner.is_deleted:
         return None
     listed = stats is not None and stats.leaderboard_partition is not None
-    ranks = ranks_of(stats) if listed else [None] * len(METRICS)
+    ranks = ranks_of(stats, boards) if listed else [None] * len(METRICS)
     return {
         "username": learner.username,
         "name": learner.name,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
@@ -11,6 +11,7 @@ from django.core.management import call_command
 from dynamo.batch import batch_put
 from dynamo.meter import metered
 from stats import leaderboard, tiers
+from stats.activity import record_session
 from stats.leaderboard import RankInfo, rank_info, rank_infos, rank_of, rank_sorted
 from stats.models import METRICS, UserStats
 from tests.helpers import learners_for
@@ -103,9 +104,7 @@ def test_the_top_tier_is_counted_live_and_stays_exact_as_scores_move(board):
     learner = User.get(top[-1].username)
 
     # A session after the rebuild lifts a top learner above everyone.
-    UserStats.add_session(
-        learner, xp=10_000, questions=1, correct=1, minutes=1, day=date.today(), now=_now()
-    )
+    record_session(learner.username, xp=10_000, questions=1, correct=1, minutes=1)
 
     expected = true_ranks("xp")
     for row in top:
@@ -124,15 +123,13 @@ def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_e
         username = rng.choice(usernames)
         action = rng.choice(["session", "session", "delete", "restore"])
         learner = User.get(username)
-        if action == "session":
-            UserStats.add_session(
-                learner,
+        if action == "session" and not learner.is_deleted:  # a deleted learner's is refused
+            record_session(
+                username,
                 xp=rng.randrange(1, 400),
                 questions=rng.randrange(1, 50),
                 correct=rng.randrange(0, 2),
                 minutes=rng.randrange(1, 60),
-                day=date.today(),
-                now=_now(),
             )
         elif action == "delete":
             learner.soft_delete()
@@ -156,17 +153,10 @@ def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_e
 
 @pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
 def test_broken_streaks_lag_within_the_bound_and_the_gardener_moves_no_rank(board, settings):
-    today = date.today()
     streakers = [item.username for item in board[:6]]
     for username in streakers:  # a session yesterday: the streak breaks the day after today
-        UserStats.add_session(
-            User.get(username),
-            xp=1,
-            questions=1,
-            correct=1,
-            minutes=1,
-            day=today - timedelta(days=1),
-            now=_now(),
+        record_session(
+            username, xp=1, questions=1, correct=1, minutes=1, when=_now() - timedelta(days=1)
         )
     gone = board[-1].username
     User.get(gone).soft_delete(_now() - timedelta(days=2))
