@@ -109,7 +109,10 @@ def board_entry(
     if entry is not None and entry["fresh_until"] > time.time():
         return entry
     lock, token = refill_lock(key), uuid.uuid4().hex
-    if cache.add(lock, token, timeout=math.ceil(call_deadline()) + 1):
+    # Nobody holding the lock after a failed add means a cache that cannot be reached (or a
+    # holder that just finished): read the engine rather than wait for a refill none makes.
+    taken = cache.add(lock, token, timeout=math.ceil(call_deadline()) + 1)
+    if taken or cache.get(lock) is None:
         try:
             return _refill(key, entry, metric, cursor, user, limit or PAGE_SIZE)
         finally:

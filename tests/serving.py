@@ -28,6 +28,8 @@ def served_environment(tmp: Path, endpoint: str) -> dict[str, str]:
         "DJANGO_DEBUG": "false",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "SITE_URL": "http://127.0.0.1:8000",
+        # The test stands where the load balancer would: its X-Request-IDs name the requests.
+        "DJANGO_TRUSTED_PROXIES": "127.0.0.1",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "DJANGO_SECURE_SSL_REDIRECT": "false",
         "DJANGO_SESSION_COOKIE_SECURE": "false",
