@@ -33,3 +33,22 @@ def browser() -> Iterator:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+def watch(page, *, responses: bool = True, failed_requests: bool = False) -> list[str]:
+    """Record the page's CSP violations, console and page errors (and HTTP errors) as they come."""
+    problems: list[str] = []
+    page.set_default_timeout(10_000)
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => "
+        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
+    )
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    if failed_requests:
+        page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} {r.failure}"))
+    if responses:
+        page.on(
+            "response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}")
+        )
+    return problems

@@ -10,6 +10,7 @@ from django.utils import timezone
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
+from tests.browser_fixtures import watch
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -38,14 +39,7 @@ def watched(request, browser, site):
     """A logged-in page at one width, recording CSP violations and console errors."""
     context = browser.new_context(viewport={"width": request.param, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
-    problems: list[str] = []
-    page.add_init_script(
-        "document.addEventListener('securitypolicyviolation', e => "
-        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
-    )
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    problems = watch(page, responses=False)
     page.goto(f"{site}/admin/login/")
     page.fill("#id_username", "ada")
     page.fill("#id_password", "correct horse")

@@ -9,6 +9,7 @@ import pytest
 from catalog.models import Skill
 from dynamo.models import utcnow
 from stats.activity import record_session
+from tests.browser_fixtures import watch
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -32,15 +33,7 @@ def watched(request, browser):
     """A page of that width recording CSP violations, console errors and failed requests."""
     context = browser.new_context(viewport={"width": request.param, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
-    problems: list[str] = []
-    page.add_init_script(
-        "document.addEventListener('securitypolicyviolation', e => "
-        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
-    )
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    problems = watch(page)
     yield page, problems
     context.close()
 

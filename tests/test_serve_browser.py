@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser_fixtures import watch
 from tests.serving import (
     manage,
     served_environment,
@@ -47,16 +48,7 @@ def watched(browser, served):
     """A page that records CSP violations, console errors and failed requests."""
     context = browser.new_context()
     page = context.new_page()
-    page.set_default_timeout(10_000)
-    problems: list[str] = []
-    page.add_init_script(
-        "document.addEventListener('securitypolicyviolation', e => "
-        "console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));"
-    )
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url} {r.failure}"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    problems = watch(page, failed_requests=True)
     yield page, problems
     context.close()
 
