@@ -50,6 +50,9 @@ URL_SHAPES = [
     "/api/leaderboard/{metric}?user={username}",
     "/api/search?skill={skill}&min_level={level}&min_years={years}",
     "/api/search{api_search_next}",
+    "/learners/{username}/",
+    "/learners/{username}/?format=json",
+    "/api/learner-pages/{username}",
 ]
 SHAPE_PARAMETERS = {name for shape in URL_SHAPES for name in re.findall(r"{(\w+)}", shape)}
 
