@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from pynamodb.exceptions import PutError
+from pynamodb.exceptions import GetError, PutError
 
 from .models import DynamoModel
 
@@ -66,6 +66,63 @@ def write_requests(
         if pending:
             (sleep or time.sleep)(backoff_delay(attempt))
     return attempt
+
+
+# DynamoDB's limit of keys in one BatchGetItem.
+BATCH_GET_LIMIT = 100
+
+
+def get_together(
+    wanted: list[tuple[type[DynamoModel], tuple[Any, ...]]],
+    *,
+    sleep: Callable[[float], None] | None = None,
+) -> list[DynamoModel | None]:
+    """Return the items at these keys, of one table or several, in one BatchGetItem.
+
+    None where no item is stored; keys that come back unprocessed are asked again with
+    backoff, as write_requests resends writes. At most BATCH_GET_LIMIT keys.
+    """
+    if not 0 < len(wanted) <= BATCH_GET_LIMIT:
+        raise ValueError(f"get_together takes 1 to {BATCH_GET_LIMIT} keys.")
+    models = {model.Meta.table_name: model for model, _ in wanted}
+    requested: dict[str, list[dict[str, Any]]] = {}
+    for model, key in wanted:
+        keys = requested.setdefault(model.Meta.table_name, [])
+        if _key_map(model, key) not in keys:  # DynamoDB refuses a key asked twice
+            keys.append(_key_map(model, key))
+    connection = wanted[0][0]._get_connection().connection
+    found: dict[tuple[str, str], DynamoModel] = {}
+    pending = {table: {"Keys": keys} for table, keys in requested.items()}
+    attempt = 0
+    while pending:
+        attempt += 1
+        data = connection.dispatch("BatchGetItem", {"RequestItems": pending}) or {}
+        for table, items in data.get("Responses", {}).items():
+            names = _key_names(models[table])
+            for raw in items:
+                key = {name: raw[name] for name in names}
+                found[(table, repr(key))] = models[table].from_raw_data(raw)
+        pending = data.get("UnprocessedKeys") or {}
+        if pending and attempt >= MAX_ATTEMPTS:
+            raise GetError(f"Keys of {', '.join(pending)} stayed unprocessed after {attempt} tries")
+        if pending:
+            (sleep or time.sleep)(backoff_delay(attempt))
+    return [found.get((model.Meta.table_name, repr(_key_map(model, key)))) for model, key in wanted]
+
+
+def _key_map(model: type[DynamoModel], key: tuple[Any, ...]) -> dict[str, Any]:
+    hash_value, range_value = model._serialize_keys(*key)
+    attributes = [model._hash_key_attribute(), model._range_key_attribute()]
+    return {
+        attribute.attr_name: {attribute.attr_type: value}
+        for attribute, value in zip(attributes, (hash_value, range_value), strict=True)
+        if attribute is not None
+    }
+
+
+def _key_names(model: type[DynamoModel]) -> list[str]:
+    attributes = [model._hash_key_attribute(), model._range_key_attribute()]
+    return [attribute.attr_name for attribute in attributes if attribute is not None]
 
 
 def put_request(item: DynamoModel) -> dict[str, Any]:

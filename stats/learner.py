@@ -1,12 +1,12 @@
 """A learner's own page as plain data, read once per LEADERBOARD_CACHE_SECONDS per page.
 
-Two rounds of reads, each sent together (`dynamo.parallel.read_together`): the learner, their
-skills in the order added (`gsi_user_created_at`), their stats, a page of sessions (newest
-first), a year of study days and the four boards' score-tier pointers; then, with the stats in
-hand, one tier read per board (and a COUNT inside the tier unless the score sits at its
-ceiling). Ten to fourteen calls with one leaderboard shard, whatever the history's length: the
-calendar reads days, never sessions. The HTML page and `?format=json` serve the same data from
-the same cache entry.
+Two rounds of reads, each sent together (`dynamo.parallel.read_together`): one BatchGetItem
+for the learner, their stats and the four boards' score-tier pointers, their skills in the
+order added (`gsi_user_created_at`), a page of sessions (newest first) and a year of study
+days; then, with the stats in hand, one tier read per board (and a COUNT inside the tier
+unless the score sits at its ceiling). Eight to twelve calls with one leaderboard shard,
+whatever the history's length: the calendar reads days, never sessions. The HTML page and
+`?format=json` serve the same data from the same cache entry.
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from dynamo import cursors
+from dynamo.batch import get_together
+from dynamo.jobs import Job
 from dynamo.parallel import read_together
 from users.models import USERNAME_RE, User, UserSkill
 
 from .history import StudyDay, StudySession
 from .leaderboard import rank_infos
 from .models import METRICS, UserStats
-from .tiers import Pointer, pointers
+from .tiers import Pointer, job_name
 
 SESSIONS_PER_PAGE = 20
 CALENDAR_WEEKS = 52
@@ -82,16 +84,20 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
     sessions_page = StudySession.newest_first(
         username, limit=SESSIONS_PER_PAGE, last_evaluated_key=start
     )
-    learner, skills, stats, sessions, days, boards = read_together(
+    # The learner, their stats and the boards' tier pointers (for the ranks below) are items
+    # of three tables: one BatchGetItem.
+    keys = [(User, (username,)), (UserStats, (username,))]
+    keys += [(Job, (job_name(metric),)) for metric in METRICS]
+    items, skills, sessions, days = read_together(
         [
-            lambda: User.get_or_none(username),
+            lambda: get_together(keys),
             lambda: list(UserSkill.gsi_user_created_at.query(username)),
-            lambda: UserStats.get_or_none(username),
             lambda: list(sessions_page),
             lambda: list(StudyDay.since(username, first_day)),
-            lambda: pointers(METRICS),  # the boards' score tiers, for the ranks below
         ]
     )
+    learner, stats, *jobs = items
+    boards = {m: Pointer.from_job(m, job) for m, job in zip(METRICS, jobs, strict=True)}
     if learner is None or learner.is_deleted:
         return None
     listed = stats is not None and stats.leaderboard_partition is not None

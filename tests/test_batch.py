@@ -9,6 +9,9 @@ from pynamodb.connection.base import Connection
 
 from catalog.models import Skill
 from dynamo import batch
+from dynamo.meter import metered
+from stats.models import UserStats
+from users.models import User
 
 
 @pytest.fixture
@@ -87,3 +90,44 @@ def test_a_batch_refuses_an_invalid_item_before_writing_anything(dynamo):
     with pytest.raises(Exception, match="skill_id"):
         batch.batch_put(Skill, items)
     assert list(Skill.scan()) == []
+
+
+def test_get_together_reads_items_of_several_tables_in_one_call(dynamo):
+    User("ada", name="Ada", email="ada@example.com").save()
+    UserStats("ada", name="Ada").save()
+    Skill("python", name="Python", category="Programming").save()
+
+    with metered() as meter:
+        wanted = [(User, ("ada",)), (UserStats, ("ada",)), (Skill, ("python",))]
+        wanted += [(User, ("nobody",)), (User, ("ada",))]  # "ada" asked twice, sent once
+        found = batch.get_together(wanted)
+
+    assert [type(item).__name__ if item else None for item in found] == [
+        "User",
+        "UserStats",
+        "Skill",
+        None,
+        "User",
+    ]
+    assert found[0].name == "Ada" and found[2].name == "Python"
+    assert [call.operation for call in meter.calls] == ["BatchGetItem"]
+
+
+def test_get_together_asks_again_for_unprocessed_keys(dynamo, monkeypatch):
+    Skill("python", name="Python", category="Programming").save()
+    Skill("go", name="Go", category="Programming").save()
+    real_dispatch = Connection.dispatch
+    held = {"times": 1}
+
+    def dispatch(self, operation_name, operation_kwargs):
+        if operation_name != "BatchGetItem" or not held["times"]:
+            return real_dispatch(self, operation_name, operation_kwargs)
+        held["times"] -= 1  # the first answer hands every key back unprocessed
+        return {"Responses": {}, "UnprocessedKeys": operation_kwargs["RequestItems"]}
+
+    monkeypatch.setattr(Connection, "dispatch", dispatch)
+    sleeps = []
+    found = batch.get_together([(Skill, ("python",)), (Skill, ("go",))], sleep=sleeps.append)
+
+    assert [skill.name for skill in found] == ["Python", "Go"]
+    assert len(sleeps) == 1
