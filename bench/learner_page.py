@@ -107,7 +107,8 @@ def main() -> int:
         )
     print(
         "\nThe ranks come from the score tiers (`stats.leaderboard.rank_infos`): the four "
-        "boards' tier pointers in one BatchGetItem, then per board one Query on `rank-tiers` "
+        "boards' tier pointers in the page's one BatchGetItem (with the learner and their "
+        "stats), then per board one Query on `rank-tiers` "
         "and, unless the score sits at its tier's ceiling, one COUNT inside the tier; "
         "'of it the ranks' is the leaderboard indexes' share."
     )
