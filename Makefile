@@ -8,7 +8,7 @@ BENCH_USERS ?= 100000
 # gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
 WEB_CONCURRENCY ?= 2
 
-.PHONY: run serve test lint format install system-deps dynamodb-local bench clean
+.PHONY: run serve test lint format install system-deps dynamodb-local bench clean dist
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ test: dynamodb-local lint
 	fi; \
 	if [ $$status -ne 0 ]; then exit $$status; fi; \
 	exit $$admin_status
+
+## dist: the django-dynamo-admin wheel and sdist (dynamo and dynamo_admin only) into dist/.
+dist: install
+	PY=$(PY) bin/build-package dist
 
 format: install
 	$(VENV)/bin/ruff format .
