@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.admin import AdminSite
 from django.contrib.admin.models import LogEntry
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from dynamo.conf import dynamo_settings
 from dynamo.models import DynamoModel
 
 from .models import AdminLog
@@ -27,7 +27,7 @@ class DynamoAdminSite(AdminSite):
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
         # The project names its site in settings; without it the titles stay Django's.
-        site_name = getattr(settings, "ADMIN_SITE_NAME", "")
+        site_name = dynamo_settings.ADMIN_SITE_NAME
         if site_name:
             self.site_header = format_lazy(_("{name} administration"), name=site_name)
             self.site_title = format_lazy(_("{name} site admin"), name=site_name)

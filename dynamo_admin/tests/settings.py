@@ -55,13 +55,7 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 STATIC_URL = "static/"
 
-# What dynamo.models reads when it points the models at an engine (the conftest's moto).
+# The three settings dynamo has no default for; every other one keeps its default.
 DYNAMODB_ENDPOINT = None
 AWS_REGION = "us-east-1"
 DYNAMODB_TABLE_PREFIX = "dynamo-admin-test-"
-DYNAMODB_MAX_POOL_CONNECTIONS = 10
-DYNAMODB_CONNECT_TIMEOUT = 1.0
-DYNAMODB_READ_TIMEOUT = 15.0
-DYNAMODB_MAX_ATTEMPTS = 2
-DYNAMODB_COMMAND_READ_TIMEOUT = 15.0
-DYNAMODB_COMMAND_MAX_ATTEMPTS = 2
