@@ -27,6 +27,7 @@ from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
 from .autocomplete import DynamoAutocompleteSelect
+from .checks import DynamoModelAdminChecks
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
@@ -576,12 +577,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         app, model = self.model.app_label, self.model.model_name
         return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
 
-    @property
-    def checks_class(self):
-        """Return the class whose check(admin) runs this registration's system checks."""
-        from .checks import DynamoModelAdminChecks
-
-        return DynamoModelAdminChecks
+    # The class whose check(admin) runs this registration's system checks, as in Django.
+    checks_class = DynamoModelAdminChecks
 
     def check(self, **kwargs: Any) -> list:
         return self.checks_class().check(self, **kwargs)

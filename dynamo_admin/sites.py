@@ -12,6 +12,8 @@ from django.utils.translation import gettext_lazy as _
 from dynamo.conf import dynamo_settings
 from dynamo.models import DynamoModel
 
+from .autocomplete import autocomplete_view as dynamo_autocomplete_view
+from .autocomplete import dynamo_model_named
 from .models import AdminLog
 from .options import DynamoModelAdmin, ModelOpts
 
@@ -50,12 +52,10 @@ class DynamoAdminSite(AdminSite):
 
     def autocomplete_view(self, request):
         """Answer Django's autocomplete widget; for a DynamoDB model's reference, by Query."""
-        from .autocomplete import autocomplete_view, dynamo_model_named
-
         names = (request.GET.get("app_label"), request.GET.get("model_name"))
         if dynamo_model_named(self, *names) is None:
             return super().autocomplete_view(request)
-        return autocomplete_view(self, request)
+        return dynamo_autocomplete_view(self, request)
 
     # --- index -------------------------------------------------------------------------
     def index(self, request, extra_context=None):
