@@ -23,15 +23,15 @@ from dynamo import tables
 from dynamo.models import configure
 from dynamo_admin.sites import DynamoAdminSite
 
-if "dynamo_admin.tests.library" not in settings.INSTALLED_APPS:
+if "library" not in settings.INSTALLED_APPS:
     raise pytest.UsageError(
         "dynamo_admin's tests run on their own settings: "
         "python -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings"
     )
 
 # Imported only once the library is known to be installed.
-from .library.admin import BookAdmin, ShelfAdmin
-from .library.models import Book, Shelf
+from library.admin import BookAdmin, ShelfAdmin
+from library.models import Book, Shelf
 
 
 @pytest.fixture(scope="session")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from django.core import checks
 from django.template.response import TemplateResponse
+from library.models import Book, Shelf
 
 from dynamo_admin.models import AdminLog
 from dynamo_admin.sites import DynamoAdminSite
 from dynamo_admin.views.changelist import ChangeList
 
-from .library.models import Book, Shelf
 from .test_change import NO_BOOKS, shelf_page
 
 SHELVES = "/admin/library/shelf/"

@@ -8,11 +8,10 @@ from django.core import checks
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import override_settings
+from library.models import Shelf
 
 from dynamo.conf import check_settings, dynamo_settings
 from dynamo.models import configure
-
-from .library.models import Shelf
 
 
 def test_a_project_setting_only_the_endpoint_region_and_prefix_gets_every_default():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.http import HttpResponse
+from library.models import Book, Shelf
 
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoModelAdmin
 
-from .library.models import Book, Shelf
 from .test_change import NO_BOOKS, shelf_page
 from .test_hooks import F1, SHELVES
 
