@@ -101,3 +101,16 @@ def test_dynamo_admin_modules_import_each_other_at_the_top_not_inside_functions(
                 if any(name.startswith("dynamo_admin") for name in names):
                     lazy.append(f"{module_name(path)}.{function.name}")
     assert lazy == []
+
+
+def test_the_public_names_stay_importable():
+    from dynamo import indexes
+    from dynamo.models import DynamoMeta, DynamoModel
+    from dynamo_admin.apps import AdminConfig
+    from dynamo_admin.decorators import register
+    from dynamo_admin.options import BaseDynamoAdmin, DynamoModelAdmin, TabularInline
+
+    assert issubclass(DynamoModelAdmin, BaseDynamoAdmin) and callable(register)
+    assert issubclass(TabularInline, BaseDynamoAdmin)
+    assert AdminConfig.default_site == "dynamo_admin.sites.DynamoAdminSite"
+    assert indexes.GlobalIndex and issubclass(DynamoMeta, object) and DynamoModel.registry
