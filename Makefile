@@ -8,7 +8,7 @@ BENCH_USERS ?= 100000
 # gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
 WEB_CONCURRENCY ?= 2
 
-.PHONY: run serve test lint format install system-deps dynamodb-local bench clean
+.PHONY: run serve test lint format install system-deps dynamodb-local bench clean dist
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,7 +44,8 @@ lint: install
 
 ## test: lint, then every test on moto and on DynamoDB Local, browser tests and the many-host
 ## tests (PostgreSQL, Redis, two gunicorn hosts) included; then dynamo_admin's own tests on
-## their own settings (no Skillboard app installed).
+## their own settings (no Skillboard app installed); then bin/test-package: the wheel alone in
+## a fresh venv, its tests and the example project (examples/library) run against it.
 test: dynamodb-local lint
 	bin/install-system-deps --browser --servers
 	$(PY) -m pytest; status=$$?; \
@@ -53,8 +54,14 @@ test: dynamodb-local lint
 	if [ $$admin_status -eq 5 ]; then \
 		echo "pytest collected no dynamo_admin tests: failing" >&2; admin_status=1; \
 	fi; \
+	PY=$(PY) bin/test-package; package_status=$$?; \
 	if [ $$status -ne 0 ]; then exit $$status; fi; \
-	exit $$admin_status
+	if [ $$admin_status -ne 0 ]; then exit $$admin_status; fi; \
+	exit $$package_status
+
+## dist: the django-dynamo-admin wheel and sdist (dynamo and dynamo_admin only) into dist/.
+dist: install
+	PY=$(PY) bin/build-package dist
 
 format: install
 	$(VENV)/bin/ruff format .

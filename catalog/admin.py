@@ -3,6 +3,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 
 from dynamo_admin.decorators import register
+from dynamo_admin.keys import object_id
 from dynamo_admin.options import DynamoModelAdmin
 
 from .models import CATEGORIES, SKILL_ID_RE, SYNC, Skill
@@ -48,11 +49,10 @@ class SkillAdmin(DynamoModelAdmin):
             kwargs["widget"] = forms.Textarea(attrs={"rows": 3, "cols": 60})
         return super().formfield_for_dbfield(db_field, request, **kwargs)
 
-    def change_view(self, request, object_id: str, form_url="", extra_context=None):
-        response = super().change_view(request, object_id, form_url, extra_context)
-        if request.method == "POST" and response.status_code == 302:
-            self.say_what_is_pending(request, object_id)
-        return response
+    def response_change(self, request, obj: Skill):
+        """Redirect after a saved change, first saying what a rename left pending."""
+        self.say_what_is_pending(request, object_id(obj))
+        return super().response_change(request, obj)
 
     def say_what_is_pending(self, request, object_id: str) -> None:
         """After a rename, say how many holders' copies are left for the scheduled worker."""
@@ -69,22 +69,16 @@ class SkillAdmin(DynamoModelAdmin):
                 "outside this request within a minute or two (sync_user_skills --pending).",
             )
 
-    def delete_view(self, request, object_id: str, extra_context=None):
-        skill = self.get_object(request, object_id)
-        # A COUNT Query on gsi_skill_id: the page says how many user-skills would go with it.
-        request.skill_holders = skill.holder_count()[0] if skill is not None else 0
-        context = {
-            "holders": request.skill_holders,
-            "may_remove_holders": request.user.has_perm(REMOVE_HOLDERS_PERMISSION),
-            **(extra_context or {}),
-        }
-        return super().delete_view(request, object_id, context)
+    def render_delete_form(self, request, context):
+        """Show the confirmation with how many user-skills would go with the skill."""
+        # A COUNT Query on gsi_skill_id, only when the page is shown (not on a successful POST).
+        context["holders"] = context["object"].holder_count()[0]
+        context["may_remove_holders"] = request.user.has_perm(REMOVE_HOLDERS_PERMISSION)
+        return super().render_delete_form(request, context)
 
     def delete_model(self, request, obj: Skill) -> None:
         """Delete an unheld skill; mark a held one for removal with its holders' user-skills."""
-        holders = getattr(request, "skill_holders", None)
-        if holders is None:
-            holders = obj.holder_count()[0]
+        holders = obj.holder_count()[0]  # counted when deleting: the page's count may be old
         if not holders:
             return super().delete_model(request, obj)
         if not request.user.has_perm(REMOVE_HOLDERS_PERMISSION):

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core import checks
 
 
 class DynamoConfig(AppConfig):
@@ -7,6 +8,8 @@ class DynamoConfig(AppConfig):
 
     def ready(self) -> None:
         from . import jobs  # noqa: F401  (registers the bookkeeping table)
+        from .conf import check_settings
         from .models import configure
 
+        checks.register(check_settings)
         configure()

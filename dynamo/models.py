@@ -16,6 +16,7 @@ from pynamodb.exceptions import DeleteError, PutError, UpdateError
 from pynamodb.models import Model
 
 from . import limits, meter
+from .conf import dynamo_settings
 from .exceptions import AlreadyExists, BadKey, StaleVersion
 
 _M = TypeVar("_M", bound="DynamoModel")
@@ -300,7 +301,7 @@ def _conflict(exc: Exception, is_new: bool, item: DynamoModel) -> Exception:
 def table_name_for(model: type[DynamoModel], prefix: str | None = None) -> str:
     """Return the model's table name under a prefix (the configured one by default)."""
     if prefix is None:
-        prefix = settings.DYNAMODB_TABLE_PREFIX
+        prefix = dynamo_settings.DYNAMODB_TABLE_PREFIX
     return f"{prefix}{model.Meta.table_suffix}"
 
 
@@ -326,14 +327,14 @@ def timeouts() -> tuple[float, float, int]:
     """Return the connect timeout, read timeout and total attempts DynamoDB calls get now."""
     if _patient:
         return (
-            settings.DYNAMODB_CONNECT_TIMEOUT,
-            settings.DYNAMODB_COMMAND_READ_TIMEOUT,
-            settings.DYNAMODB_COMMAND_MAX_ATTEMPTS,
+            dynamo_settings.DYNAMODB_CONNECT_TIMEOUT,
+            dynamo_settings.DYNAMODB_COMMAND_READ_TIMEOUT,
+            dynamo_settings.DYNAMODB_COMMAND_MAX_ATTEMPTS,
         )
     return (
-        settings.DYNAMODB_CONNECT_TIMEOUT,
-        settings.DYNAMODB_READ_TIMEOUT,
-        settings.DYNAMODB_MAX_ATTEMPTS,
+        dynamo_settings.DYNAMODB_CONNECT_TIMEOUT,
+        dynamo_settings.DYNAMODB_READ_TIMEOUT,
+        dynamo_settings.DYNAMODB_MAX_ATTEMPTS,
     )
 
 
@@ -360,11 +361,11 @@ def configure_model(
     prefix: str | None = None,
 ) -> None:
     """Point one model at an endpoint, region and table prefix, dropping its cached connection."""
-    if not settings.configured:
-        return
+    if not settings.configured or dynamo_settings.missing():
+        return  # the checks framework names what is missing (dynamo.E001)
     table_name = table_name_for(model, prefix)
-    host = endpoint if endpoint is not None else settings.DYNAMODB_ENDPOINT
-    region = region or settings.AWS_REGION
+    host = endpoint if endpoint is not None else dynamo_settings.DYNAMODB_ENDPOINT
+    region = region or dynamo_settings.AWS_REGION
     meta = model.Meta
     wanted = (table_name, host, region, timeouts())
     if getattr(meta, "configured_as", None) == wanted and meta.table_name == table_name:
@@ -373,7 +374,7 @@ def configure_model(
         _connections[(model, *meta.configured_as)] = model._connection
     meta.table_name, meta.host, meta.region = table_name, host, region
     meta.configured_as = wanted
-    meta.max_pool_connections = settings.DYNAMODB_MAX_POOL_CONNECTIONS
+    meta.max_pool_connections = dynamo_settings.DYNAMODB_MAX_POOL_CONNECTIONS
     connect, read, attempts = wanted[3]
     meta.connect_timeout_seconds, meta.read_timeout_seconds = connect, read
     meta.max_retry_attempts = attempts - 1  # PynamoDB counts retries, botocore attempts

@@ -8,6 +8,7 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
 
 from .filters import ListFilter, filter_class_for, indexes_of
+from .views.changelist import ordered_reads
 
 if TYPE_CHECKING:
     from .options import DynamoModelAdmin
@@ -143,8 +144,6 @@ def check_ordering(model_admin) -> list[checks.CheckMessage]:
 
 def served_orders(model_admin) -> set[str]:
     """Return the attributes this admin's reads list by: whole-table, filters, search, months."""
-    from .views.changelist import ordered_reads
-
     model = model_admin.model
     served = set(ordered_reads(model_admin, None))
     for entry in model_admin.list_filter:

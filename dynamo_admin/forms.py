@@ -206,6 +206,7 @@ class ItemForm(forms.Form):
             if plain(old) != plain(new):
                 changes[name] = [plain(old), plain(new)]
             setattr(item, name, new)
+        self.changes = changes  # what construct_change_message records by default
         return changes
 
     def add_model_errors(self, error: ValidationError) -> None:

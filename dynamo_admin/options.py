@@ -15,7 +15,6 @@ from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
 from django.core.exceptions import PermissionDenied
 from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.text import capfirst
@@ -27,14 +26,19 @@ from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
 from .autocomplete import DynamoAutocompleteSelect
+from .checks import DynamoModelAdminChecks
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for, indexes_of
 from .forms import ItemForm, formfield_for, item_form_class
+from .inlines import InlineFormSet
 from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
-from .views import change, changelist, delete, history
+from .views import changelist
+from .views.change import ChangeFormViews
+from .views.delete import DeleteViews
+from .views.history import HistoryViews
 
 # Attributes the model writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
@@ -223,8 +227,12 @@ class BaseDynamoAdmin:
         return self.has_view_permission(request, obj) or self.has_change_permission(request, obj)
 
 
-class DynamoModelAdmin(BaseDynamoAdmin):
-    """Admin options for one DynamoDB model, with Django's option names."""
+class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdmin):
+    """Admin options for one DynamoDB model, with Django's option names and view hooks.
+
+    The add/change, delete and history pages are the methods of the mixins it inherits
+    (dynamo_admin/views/), each step one of Django's ModelAdmin hooks, overridden as in Django.
+    """
 
     list_display: Sequence[str | Callable] = ("__str__",)
     list_filter: Sequence[Any] = ()
@@ -357,7 +365,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
             obj,
             self.get_related_items(request, obj),
             actor=request.user.get_username(),
-            log_deletion=lambda item: self.log_deletion(request, item, str(item)),
+            # Each entry from log_deletions, written in the transaction that deletes the item.
+            log_deletion=lambda item: self.log_deletions(request, [item])[0],
         )
 
     # The history entries, with Django's names: each returns the entry written in the same
@@ -528,30 +537,11 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def changelist_view(self, request, extra_context=None):
         return changelist.changelist_view(self, request, extra_context)
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        return change.changeform_view(self, request, object_id, form_url, extra_context)
-
     def add_view(self, request, form_url="", extra_context=None):
         return self.changeform_view(request, None, form_url, extra_context)
 
     def change_view(self, request, object_id: str, form_url="", extra_context=None):
         return self.changeform_view(request, object_id, form_url, extra_context)
-
-    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
-        """Render the add or change page from its context, as Django's hook does."""
-        context.update({"add": add, "change": change, "form_url": form_url})
-        request.current_app = self.admin_site.name
-        template = self.templates("change_form.html", self.change_form_template)
-        return TemplateResponse(request, template, context)
-
-    def raw_view(self, request, object_id: str):
-        return change.raw_view(self, request, object_id)
-
-    def delete_view(self, request, object_id: str, extra_context=None):
-        return delete.delete_view(self, request, object_id, extra_context)
-
-    def history_view(self, request, object_id: str, extra_context=None):
-        return history.history_view(self, request, object_id, extra_context)
 
     def get_urls(self):
         prefix = f"{self.model.app_label}_{self.model.model_name}"
@@ -576,12 +566,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         app, model = self.model.app_label, self.model.model_name
         return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
 
-    @property
-    def checks_class(self):
-        """Return the class whose check(admin) runs this registration's system checks."""
-        from .checks import DynamoModelAdminChecks
-
-        return DynamoModelAdminChecks
+    # The class whose check(admin) runs this registration's system checks, as in Django.
+    checks_class = DynamoModelAdminChecks
 
     def check(self, **kwargs: Any) -> list:
         return self.checks_class().check(self, **kwargs)
@@ -600,6 +586,7 @@ class DynamoInline(BaseDynamoAdmin):
     min_num = 0
     max_num: int | None = None
     can_delete = True
+    formset = InlineFormSet
     template = "dynamo_admin/edit_inline/tabular.html"
     verbose_name_plural: str | None = None
 
@@ -618,6 +605,10 @@ class DynamoInline(BaseDynamoAdmin):
 
     def title(self) -> str:
         return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+
+    def get_formset(self, request, obj: DynamoModel | None = None, **kwargs: Any):
+        """Return the formset class of this inline's rows on obj's page, as Django's hook."""
+        return self.formset
 
     # Django's hooks for the number of rows.
     def get_extra(self, request, obj: DynamoModel | None = None, **kwargs: Any) -> int:

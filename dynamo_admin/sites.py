@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.admin import AdminSite
 from django.contrib.admin.models import LogEntry
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from dynamo.conf import dynamo_settings
 from dynamo.models import DynamoModel
 
+from .autocomplete import autocomplete_view as dynamo_autocomplete_view
+from .autocomplete import dynamo_model_named
 from .models import AdminLog
 from .options import DynamoModelAdmin, ModelOpts
 
@@ -27,7 +29,7 @@ class DynamoAdminSite(AdminSite):
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
         # The project names its site in settings; without it the titles stay Django's.
-        site_name = getattr(settings, "ADMIN_SITE_NAME", "")
+        site_name = dynamo_settings.ADMIN_SITE_NAME
         if site_name:
             self.site_header = format_lazy(_("{name} administration"), name=site_name)
             self.site_title = format_lazy(_("{name} site admin"), name=site_name)
@@ -50,12 +52,10 @@ class DynamoAdminSite(AdminSite):
 
     def autocomplete_view(self, request):
         """Answer Django's autocomplete widget; for a DynamoDB model's reference, by Query."""
-        from .autocomplete import autocomplete_view, dynamo_model_named
-
         names = (request.GET.get("app_label"), request.GET.get("model_name"))
         if dynamo_model_named(self, *names) is None:
             return super().autocomplete_view(request)
-        return autocomplete_view(self, request)
+        return dynamo_autocomplete_view(self, request)
 
     # --- index -------------------------------------------------------------------------
     def index(self, request, extra_context=None):

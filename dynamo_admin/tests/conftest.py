@@ -7,26 +7,31 @@ Local as well.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+import types
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Permission
 from django.contrib.auth.models import User as StaffUser
 from django.test import Client
+from django.urls import path
 from moto import mock_aws
 
 from dynamo import tables
 from dynamo.models import configure
+from dynamo_admin.sites import DynamoAdminSite
 
-if "dynamo_admin.tests.library" not in settings.INSTALLED_APPS:
+if "library" not in settings.INSTALLED_APPS:
     raise pytest.UsageError(
         "dynamo_admin's tests run on their own settings: "
         "python -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings"
     )
 
 # Imported only once the library is known to be installed.
-from .library.models import Book, Shelf
+from library.admin import BookAdmin, ShelfAdmin
+from library.models import Book, Shelf
 
 
 @pytest.fixture(scope="session")
@@ -89,3 +94,26 @@ def fiction(dynamo) -> Shelf:
 def calls(response) -> int:
     """Return how many DynamoDB calls the response's request made."""
     return response.wsgi_request.dynamo_meter.count
+
+
+URLCONF = f"{__package__}.hook_urls"  # a module made by the serve fixture
+
+
+@pytest.fixture
+def serve(settings) -> Iterator[Callable[[dict], type]]:
+    """Serve the admin with a ShelfAdmin subclass made of these methods; return the class."""
+
+    def serve(methods: dict) -> type:
+        admin_class = type("HookedShelfAdmin", (ShelfAdmin,), methods)
+        site = DynamoAdminSite()
+        site.register(Shelf, admin_class)
+        site.register(Book, BookAdmin)
+        module = types.ModuleType(URLCONF)
+        module.urlpatterns = [path("admin/", site.urls)]
+        sys.modules[URLCONF] = module
+        settings.ROOT_URLCONF = URLCONF
+        return admin_class
+
+    yield serve
+    sys.modules.pop(URLCONF, None)
+    Shelf._meta = ShelfAdmin(Shelf, None).opts  # the project's site names it again

@@ -1,67 +1,28 @@
-"""Settings for dynamo_admin's own tests: Django's contrib apps, the admin and a toy library.
+"""Settings for dynamo_admin's own tests: the example library project's, on moto.
 
-No Skillboard app and no Skillboard setting: what the DynamoDB layer reads is set here.
+No Skillboard app and no Skillboard setting. The library app and its project live in
+examples/library; in a checkout they are put on the path here, elsewhere (the installed-wheel
+run) that folder is the working directory.
 """
 
-SECRET_KEY = "dynamo-admin-tests-only-secret-key-0123456789-abcdefghij"
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "library"
+if EXAMPLE.is_dir() and str(EXAMPLE) not in sys.path:
+    sys.path.insert(0, str(EXAMPLE))
+
+from library_site.settings import *  # noqa: E402, F403
+
 DEBUG = False
-ALLOWED_HOSTS = ["testserver"]
-
-INSTALLED_APPS = [
-    # Before Django's admin app: its admin/ templates (the meter footer, Recent actions)
-    # override Django's, and extend them.
-    "dynamo_admin",
-    "dynamo_admin.apps.AdminConfig",  # Django's admin app, with the site over DynamoDB models
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "django.contrib.staticfiles",
-    "dynamo",
-    "dynamo_admin.tests.library",
-]
-
-MIDDLEWARE = [
-    "dynamo.middleware.RequestMeterMiddleware",  # request.dynamo_meter: the calls a page made
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-]
-
-ROOT_URLCONF = "dynamo_admin.tests.urls"
-
-TEMPLATES = [
-    {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
-        "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-                "django.contrib.messages.context_processors.messages",
-            ],
-        },
-    },
-]
-
+ROOT_URLCONF = f"{__package__}.urls"
+# request.dynamo_meter: the calls a page made, which the tests count.
+MIDDLEWARE = ["dynamo.middleware.RequestMeterMiddleware", *MIDDLEWARE]  # noqa: F405
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-USE_TZ = True
 TIME_ZONE = "UTC"
-STATIC_URL = "static/"
 
-# What dynamo.models reads when it points the models at an engine (the conftest's moto).
-DYNAMODB_ENDPOINT = None
+# The three settings dynamo has no default for; every other one keeps its default.
+DYNAMODB_ENDPOINT = None  # the conftest's moto
 AWS_REGION = "us-east-1"
 DYNAMODB_TABLE_PREFIX = "dynamo-admin-test-"
-DYNAMODB_MAX_POOL_CONNECTIONS = 10
-DYNAMODB_CONNECT_TIMEOUT = 1.0
-DYNAMODB_READ_TIMEOUT = 15.0
-DYNAMODB_MAX_ATTEMPTS = 2
-DYNAMODB_COMMAND_READ_TIMEOUT = 15.0
-DYNAMODB_COMMAND_MAX_ATTEMPTS = 2

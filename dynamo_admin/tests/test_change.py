@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from library.models import Book, Shelf
+
 from dynamo_admin.models import AdminLog
 
 from .conftest import calls
-from .library.models import Book, Shelf
 
 # The add page's books inline, posted with no rows (Django's management form).
 NO_BOOKS = {"book-TOTAL_FORMS": "0", "book-INITIAL_FORMS": "0"}

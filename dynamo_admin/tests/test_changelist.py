@@ -6,12 +6,12 @@ import html
 import re
 
 import pytest
+from library.admin import BookAdmin
+from library.models import Book
 
 from dynamo.batch import batch_put
 
 from .conftest import calls
-from .library.admin import BookAdmin
-from .library.models import Book
 
 BOOKS = "/admin/library/book/"
 

@@ -6,46 +6,18 @@ test, so the pages reach the overridden step exactly as a project's subclass wou
 
 from __future__ import annotations
 
-import sys
-import types
-from collections.abc import Callable, Iterator
-
-import pytest
 from django.core import checks
 from django.template.response import TemplateResponse
-from django.urls import path
+from library.models import Book, Shelf
 
 from dynamo_admin.models import AdminLog
 from dynamo_admin.sites import DynamoAdminSite
 from dynamo_admin.views.changelist import ChangeList
 
-from .library.admin import BookAdmin, ShelfAdmin
-from .library.models import Book, Shelf
 from .test_change import NO_BOOKS, shelf_page
 
 SHELVES = "/admin/library/shelf/"
 F1 = f"{SHELVES}F1/change/"
-URLCONF = "dynamo_admin.tests.hook_urls"
-
-
-@pytest.fixture
-def serve(settings) -> Iterator[Callable[[dict], type]]:
-    """Serve the admin with a ShelfAdmin subclass made of these methods; return the class."""
-
-    def serve(methods: dict) -> type:
-        admin_class = type("HookedShelfAdmin", (ShelfAdmin,), methods)
-        site = DynamoAdminSite()
-        site.register(Shelf, admin_class)
-        site.register(Book, BookAdmin)
-        module = types.ModuleType(URLCONF)
-        module.urlpatterns = [path("admin/", site.urls)]
-        sys.modules[URLCONF] = module
-        settings.ROOT_URLCONF = URLCONF
-        return admin_class
-
-    yield serve
-    sys.modules.pop(URLCONF, None)
-    Shelf._meta = ShelfAdmin(Shelf, None).opts  # the project's site names it again
 
 
 def test_changelist_view_can_add_context(librarian, fiction, serve):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.test import Client
+from library.models import Book, Shelf
 
 from .conftest import logged_in, staff
-from .library.models import Book, Shelf
 
 F1 = "/admin/library/shelf/F1/change/"
 

@@ -2,6 +2,5 @@ from django.apps import AppConfig
 
 
 class LibraryConfig(AppConfig):
-    name = "dynamo_admin.tests.library"
-    label = "library"
+    name = "library"
     verbose_name = "Library"

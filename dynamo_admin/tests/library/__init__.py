@@ -1,1 +1,0 @@
-"""A toy library: shelves and the books on them, to test dynamo_admin without a domain app."""
