@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.admin import display
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from .decorators import register
@@ -19,6 +19,8 @@ class AdminLogAdmin(DynamoModelAdmin):
     search_fields = ("=object_key",)
     date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
+    # The entry as Django's LogEntry reads: when, who, what, the action and message in words.
+    fields = ("logged_at", "user", "object_link", "action_label", "change_message", "values")
 
     def get_object(self, request, object_id: str) -> AdminLog | None:
         # Viewing the log is not viewing the logged items: their values need that model's view.
@@ -47,6 +49,14 @@ class AdminLogAdmin(DynamoModelAdmin):
     @display(description=_("change message"))
     def change_message(self, entry: AdminLog) -> str:
         return entry.get_change_message()
+
+    @display(description=_("changes"))
+    def values(self, entry: AdminLog) -> str:
+        """List each changed field with its old and new value in words."""
+        lines = format_html_join(
+            "", "<li><strong>{}</strong>: {} &rarr; {}</li>", entry.change_lines
+        )
+        return format_html('<ul class="changes">{}</ul>', lines) if entry.changes else ""
 
     def has_add_permission(self, request) -> bool:
         return False
