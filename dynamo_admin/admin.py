@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.admin import display
-from django.utils.html import format_html, format_html_join
+from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from .decorators import register
@@ -52,11 +53,8 @@ class AdminLogAdmin(DynamoModelAdmin):
 
     @display(description=_("changes"))
     def values(self, entry: AdminLog) -> str:
-        """List each changed field with its old and new value in words."""
-        lines = format_html_join(
-            "", "<li><strong>{}</strong>: {} &rarr; {}</li>", entry.change_lines
-        )
-        return format_html('<ul class="changes">{}</ul>', lines) if entry.changes else ""
+        """List each changed field with its old and new value in words, as History does."""
+        return render_to_string("dynamo_admin/includes/change_lines.html", {"entry": entry})
 
     def has_add_permission(self, request) -> bool:
         return False
