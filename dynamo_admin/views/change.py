@@ -21,7 +21,7 @@ from .. import helpers
 from ..display import display, masked
 from ..forms import ItemForm
 from ..inlines import InlineFormSet
-from ..keys import Original
+from ..keys import Original, key_item
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
     CANCELLED_BY_CONDITION,
@@ -44,12 +44,12 @@ def changeform_view(
     The steps are the admin's hooks, as in Django's: get_form, save_model, save_related, the
     log_* entries, response_add/response_change, render_change_form.
     """
-    item = None
+    item, prefetched = None, {}
     if object_id is None:
         model_admin.require(model_admin.has_add_permission(request))
     else:
         model_admin.require(model_admin.has_view_permission(request))
-        item = model_admin.get_object(request, object_id)
+        item, prefetched = read_item_and_rows(model_admin, request, object_id)
         if item is None:
             return missing_item_redirect(model_admin, request, object_id)
     can_save = item is None or model_admin.has_change_permission(request, item)
@@ -64,9 +64,8 @@ def changeform_view(
     data = request.POST if request.method == "POST" else None
     form = form_class(data, item=item)
     inline_admins = model_admin.get_inline_instances(request, item)
-    # Each inline's rows are one read of its own table: they go out together (none to add).
-    reads = [partial(inline.get_items, item) for inline in inline_admins] if item else []
-    stored = read_together(reads) if item else [[] for _ in inline_admins]
+    # Each inline's rows are one read of its own table, most read with the item already.
+    stored = inline_rows(inline_admins, item, prefetched)
     inlines = [
         InlineFormSet(inline, request, item, items, data if can_save else None)
         for inline, items in zip(inline_admins, stored, strict=True)
@@ -88,6 +87,29 @@ def changeform_view(
     return model_admin.render_change_form(
         request, context, add=item is None, change=item is not None, form_url=form_url, obj=item
     )
+
+
+def read_item_and_rows(model_admin, request, object_id: str) -> tuple[DynamoModel | None, dict]:
+    """Return the stored item and, read at the same time, its inlines' rows by inline class.
+
+    The inlines are those its key alone shows (one round trip for the page, not two); an
+    inline that only the stored item brings is read after it, by inline_rows.
+    """
+    named = key_item(model_admin.model, model_admin.key_or_404(object_id))
+    inlines = model_admin.get_inline_instances(request, named)
+    reads = [partial(inline.get_items, named) for inline in inlines]
+    item, *rows = read_together([partial(model_admin.get_object, request, object_id), *reads])
+    return item, {type(inline): found for inline, found in zip(inlines, rows, strict=True)}
+
+
+def inline_rows(inline_admins, item: DynamoModel | None, prefetched: dict) -> list[list]:
+    """Return each inline's stored rows: those read with the item, the others read together."""
+    if item is None:
+        return [[] for _ in inline_admins]
+    missing = [inline for inline in inline_admins if type(inline) not in prefetched]
+    found = read_together([partial(inline.get_items, item) for inline in missing])
+    late = dict(zip(map(type, missing), found, strict=True))
+    return [prefetched.get(type(inline), late.get(type(inline))) for inline in inline_admins]
 
 
 def save_forms(model_admin, request, form: ItemForm, stored: DynamoModel | None, inlines):
