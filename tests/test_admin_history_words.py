@@ -92,3 +92,13 @@ def test_the_log_listing_shows_messages_not_values(admin_client_, alice):
     assert "Soft-deleted" in page and "Restored." in page
     assert "Recorded a session: 40 XP, 8 of 10 right, 12 minutes" in page
     assert not RAW.search(page)
+
+
+def test_recent_actions_name_the_learner_a_learner(admin_client_, alice):
+    soft_delete_and_restore(admin_client_)
+
+    page = content_of(admin_client_.get("/admin/"))
+    recent = page[page.index('id="recent-actions-module"') :]
+
+    assert '<span class="mini quiet">Learner</span>' in recent
+    assert '<span class="mini quiet">User</span>' not in recent
