@@ -26,6 +26,10 @@ class ApiTokenAdmin(admin.ModelAdmin):
         # A token's owner is fixed once it exists; only its label can change.
         return (*self.readonly_fields, "user") if obj is not None else self.readonly_fields
 
+    def get_changeform_initial_data(self, request):
+        # Most tokens are for oneself: the owner starts as the staff member adding it.
+        return {"user": request.user.pk, **super().get_changeform_initial_data(request)}
+
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "user":
             # A forged POST naming another owner fails the field's choices, as a form error.

@@ -27,8 +27,8 @@ from anchor.serve import Anchor
 from browser import change_form_data
 from common import SOFT_DELETED, TARGET, TARGET_SKILLS, engine, write_learners
 
-# The goals: the learner's change page within 2x the anchor's, its save within 3x.
-GOALS = {"change page": 2.0, "save": 3.0}
+# The goals: the learner's change page within 1x the anchor's, its save within 2x.
+GOALS = {"change page": 1.0, "save": 2.0}
 
 
 def prepare(users: int) -> None:

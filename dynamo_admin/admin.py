@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.admin import display
+from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
@@ -19,6 +20,8 @@ class AdminLogAdmin(DynamoModelAdmin):
     search_fields = ("=object_key",)
     date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
+    # The entry as Django's LogEntry reads: when, who, what, the action and message in words.
+    fields = ("logged_at", "user", "object_link", "action_label", "change_message", "values")
 
     def get_object(self, request, object_id: str) -> AdminLog | None:
         # Viewing the log is not viewing the logged items: their values need that model's view.
@@ -47,6 +50,11 @@ class AdminLogAdmin(DynamoModelAdmin):
     @display(description=_("change message"))
     def change_message(self, entry: AdminLog) -> str:
         return entry.get_change_message()
+
+    @display(description=_("changes"))
+    def values(self, entry: AdminLog) -> str:
+        """List each changed field with its old and new value in words, as History does."""
+        return render_to_string("dynamo_admin/includes/change_lines.html", {"entry": entry})
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from django.contrib.admin.utils import display_for_value
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, identify_hasher
 from django.utils import timezone
-from django.utils.formats import localize
+from django.utils.formats import date_format, localize
+from django.utils.text import capfirst
 from django.utils.translation import gettext
 from pynamodb.attributes import MapAttribute
 
@@ -56,6 +58,30 @@ def display(value: Any, empty_value_display: str) -> str:
     if isinstance(value, datetime):
         return localize(timezone.localtime(value))
     return display_for_value(value, empty_value_display)
+
+
+# A time or a day as plain() stores it: `2026-12-02T06:38:24.870000+00:00`, `2026-12-02`.
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def logged_text(value: Any, empty_value_display: str = "-") -> str:
+    """Return a logged (JSON) value in words: times in the current time zone, maps as lines."""
+    if isinstance(value, str) and ISO_TIME.fullmatch(value):
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+    if isinstance(value, str) and ISO_DAY.fullmatch(value):
+        return date_format(date.fromisoformat(value), "DATE_FORMAT")
+    if isinstance(value, Mapping):
+        parts = [
+            f"{capfirst(str(name).replace('_', ' '))}: {logged_text(v, empty_value_display)}"
+            for name, v in value.items()
+            if v is not None
+        ]
+        return "; ".join(parts) or empty_value_display
+    if isinstance(value, list):
+        return ", ".join(logged_text(v, empty_value_display) for v in value) or empty_value_display
+    return display(value, empty_value_display)
 
 
 def masked(value: Any) -> str:

@@ -19,6 +19,7 @@ from dynamo.batch import batch_put
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
+from .display import logged_text
 from .permissions import perm_name
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
@@ -185,6 +186,16 @@ class AdminLog(DynamoModel):
         query = cls.gsi_user_logged_at.query(user, scan_index_forward=False, limit=limit)
         return list(query)
 
+    def __str__(self) -> str:
+        # Django's LogEntry.__str__, with its msgids.
+        names = {"object": self.object_repr or self.object_key}
+        if self.is_addition():
+            return gettext("Added “%(object)s”.") % names
+        if self.is_change():
+            names["changes"] = self.get_change_message()
+            return gettext("Changed “%(object)s” — %(changes)s") % names
+        return gettext("Deleted “%(object)s.”") % names
+
     @property
     def logged_time(self) -> datetime:
         return datetime.fromisoformat(self.logged_at.split("#", 1)[0])
@@ -204,7 +215,16 @@ class AdminLog(DynamoModel):
         return labels.get(self.action, gettext("Deletion"))
 
     def get_change_message(self) -> str:
-        """Return the entry in Django's words: "Added.", "Changed name and category.", …"""
+        """Return the entry in Django's words: "Added.", "Changed name and category.", …
+
+        A logged model may say it better: its `history_message(changes)` returns a sentence
+        ("Soft-deleted.", "Recorded a session: …") or None for Django's words.
+        """
+        model = self.logged_model
+        describe = getattr(model, "history_message", None)
+        message = describe(self.changes or {}) if describe and self.action != DELETION else None
+        if message:
+            return message
         if self.action == ADDITION:
             return gettext("Added.")
         if self.action == DELETION:
@@ -213,6 +233,20 @@ class AdminLog(DynamoModel):
         if not fields:
             return gettext("No fields changed.")
         return gettext("Changed {fields}.").format(fields=get_text_list(fields, gettext("and")))
+
+    @property
+    def change_lines(self) -> list[tuple[str, str, str]]:
+        """Return each changed field as (label, old, new) in words: no stored ISO time or map.
+
+        Fields the model's `history_message()` puts in words (`history_message_fields`, a
+        recorded session) are not listed again.
+        """
+        described = getattr(self.logged_model, "history_message_fields", ())
+        return [
+            (capfirst(name.replace("_", " ")), logged_text(old), logged_text(new))
+            for name, (old, new) in (self.changes or {}).items()
+            if name not in described
+        ]
 
     def is_change(self) -> bool:
         return self.action == CHANGE

@@ -23,6 +23,17 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     return defaults.bad_request(request, exception)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """Answer a form Django's CSRF check refused: the styled 403, saying how to send it again."""
+    # Django logs the reason (django.security.csrf); the page says what the sender can do.
+    message = (
+        "This form could not be accepted: its security token is missing or out of date. "
+        "This happens when cookies are blocked for this site or the page was open for long. "
+        "Go back, reload the page and send the form again."
+    )
+    return render(request, "403.html", {"message": message}, status=403)
+
+
 def locked_out(request: HttpRequest, response=None, credentials=None) -> HttpResponse:
     """Answer a login django-axes refused: the admin's styled page, a 429 with Retry-After."""
     from django.contrib import admin

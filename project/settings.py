@@ -108,6 +108,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = setting(
 SECURE_HSTS_PRELOAD = setting("DJANGO_SECURE_HSTS_PRELOAD", "bool", default=not DEBUG)
 SESSION_COOKIE_SECURE = setting("DJANGO_SESSION_COOKIE_SECURE", "bool", default=not DEBUG)
 CSRF_COOKIE_SECURE = setting("DJANGO_CSRF_COOKIE_SECURE", "bool", default=not DEBUG)
+# A refused form gets the site's styled 403 (templates/403.html), as 400/404/500 do.
+CSRF_FAILURE_VIEW = "project.errors.csrf_failure"
 CSRF_TRUSTED_ORIGINS = setting(
     "DJANGO_CSRF_TRUSTED_ORIGINS",
     "list",
@@ -302,17 +304,27 @@ DEFAULT_FROM_EMAIL = "Skillboard <reminders@skillboard.local>"
 
 LOGIN_URL = "admin:login"
 
-# Login throttling (django-axes): this many failures for one username, or from one client
-# address, lock further attempts out for the cool-off; only failures count.
+# Login throttling (django-axes, project/logins.py): this many failures for one username from
+# one client address lock that pair out for the cool-off; the username stays open from every
+# other address, so nobody can lock a staff member out by guessing their password.
 AXES_FAILURE_LIMIT = setting(
     "AXES_FAILURE_LIMIT", "int", default=5, check=lambda v: v >= 1, hint="1 or more"
+)
+# One address guessing many usernames is locked at this many failures in all.
+AXES_ADDRESS_FAILURE_LIMIT = setting(
+    "AXES_ADDRESS_FAILURE_LIMIT", "int", default=20, check=lambda v: v >= 1, hint="1 or more"
 )
 AXES_COOLOFF_TIME = timedelta(
     minutes=setting(
         "AXES_COOLOFF_MINUTES", "int", default=15, check=lambda v: v >= 1, hint="minutes, 1+"
     )
 )
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The pair first, then the address: project.logins.LoginAttempts reads them in this order.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "project.logins.LoginAttempts"
+# Every failure is kept (up to axes' 1,000 per username), so a login can say how many came
+# since the previous one.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 # A success must not clear the count: axes would clear every attempt from the address, so one
 # account's own login would reset the guesses made from there against another username.
 AXES_RESET_ON_SUCCESS = False

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, ngettext
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 
 from dynamo.indexes import AllProjection, GlobalIndex
@@ -188,6 +189,30 @@ class UserStats(DynamoModel):
     gsi_leaderboard_accuracy = leaderboard_index("accuracy")
     gsi_user_stats_reminders = ReminderIndex()
     gsi_streak_expires_on = StreakExpiryIndex()
+
+    # History says a recorded session in a sentence (history_message), not as its stored map.
+    history_message_fields = ("session",)
+
+    @classmethod
+    def history_message(cls, changes: dict[str, Any]) -> str | None:
+        """Return a recorded session's History message, None for any other change."""
+        if "session" not in changes:
+            return None
+        session = changes["session"][1]
+        if not isinstance(session, dict):  # values forgotten or hidden from this reader
+            return gettext("Recorded a session.")
+        xp, minutes, questions, correct = (
+            int(float(session.get(name) or 0)) for name in ("xp", "minutes", "questions", "correct")
+        )
+        return gettext("Recorded a session: %(xp)s, %(right)s, %(minutes)s") % {
+            "xp": ngettext("%(count)s XP", "%(count)s XP", xp) % {"count": xp},
+            "right": ngettext(
+                "%(correct)s of %(count)s right", "%(correct)s of %(count)s right", questions
+            )
+            % {"correct": correct, "count": questions},
+            "minutes": ngettext("%(count)s minute", "%(count)s minutes", minutes)
+            % {"count": minutes},
+        }
 
     @classmethod
     def leaderboard_index(cls, metric: str) -> LeaderboardIndex:

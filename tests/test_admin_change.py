@@ -489,7 +489,7 @@ def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice
     )
 
     page = response.content.decode()
-    assert page.count("Someone else changed or deleted the user “alice”") == 1
+    assert page.count("Someone else changed or deleted the learner “alice”") == 1
     # The stats moved only by the name copied onto them: they are not said to be stale.
     assert "changed or deleted the user stats" not in page
     assert (User.get("alice").email, UserStats.get("alice").xp) == ("alice@example.com", 120)

@@ -11,11 +11,12 @@ from users.models import User, UserSkill
 ALICE_DELETE = "/admin/users/user/alice/delete/"
 
 
-def test_the_confirmation_lists_the_users_skills_and_stats(admin_client_, alice):
+def test_the_confirmation_lists_the_learners_skills_and_stats(admin_client_, alice):
     response = admin_client_.get(ALICE_DELETE)
 
     page = response.content.decode()
-    assert "User: alice" in page
+    assert 'delete the learner "alice"' in page and "delete the user" not in page
+    assert "Learner: alice" in page
     assert "User skill: alice / python" in page
     assert "User stats: alice" in page
     assert 'name="version" value="1"' in page
@@ -41,7 +42,7 @@ def test_a_delete_based_on_a_stale_version_deletes_nothing(admin_client_, alice)
     response = admin_client_.post(ALICE_DELETE, {"version": "1"})
 
     assert response.status_code == 200
-    assert "Someone else changed or deleted this user" in response.content.decode()
+    assert "Someone else changed or deleted this learner" in response.content.decode()
     assert User.get("alice").name == "Alice (edited meanwhile)"
     assert UserSkill.get_or_none("alice", "python") is not None
     assert UserStats.get_or_none("alice") is not None

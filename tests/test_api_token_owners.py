@@ -33,6 +33,16 @@ def test_a_plain_staff_member_creates_a_token_for_themselves(db, admin):
     assert ApiToken.objects.get().user == maker
 
 
+def test_the_add_page_selects_the_staff_member_adding_the_token_as_its_owner(db, admin):
+    other = staff("other")
+    page = client_for(admin).get(ADD).content.decode()
+
+    # A superuser is offered every staff member; the one selected is themselves, so a save
+    # that changes nothing else makes their own token instead of failing on "---------".
+    assert f'<option value="{admin.pk}" selected>' in page
+    assert f'<option value="{other.pk}">' in page
+
+
 def test_a_superuser_may_create_a_token_for_another_staff_member(db, admin):
     other = staff("other")
     assert list(ApiToken.owners_for(admin).order_by("username")) == [admin, other]

@@ -1,5 +1,6 @@
-"""The admin's login is throttled per username and per client address (django-axes), and
-failed API tokens per address: a styled 429 page or problem, a cool-off, and an unlock."""
+"""The admin's login is throttled per username from one address and per client address
+(django-axes), and failed API tokens per address: a styled 429 page or problem, a cool-off,
+an unlock, and a word at the next login about the failures since the last."""
 
 from __future__ import annotations
 
@@ -63,20 +64,72 @@ def test_after_the_limit_the_right_password_gets_the_styled_lockout_page(root):
     assert "admin/css/base.css" in page  # the admin's own look, not a bare text
 
 
-def test_a_username_is_locked_whatever_address_the_failures_came_from(root):
-    for n in range(settings.AXES_FAILURE_LIMIT):
+def test_six_wrong_passwords_for_root_lock_that_address_and_not_root_elsewhere(root):
+    guesser = from_address("203.0.113.8")
+    fail(guesser, "root", times=6)
+
+    assert log_in(guesser, "root").status_code == 429
+    assert logged_in(log_in(from_address("192.0.2.1"), "root"))
+    # The pair stays locked after root's own login elsewhere: a success clears nothing.
+    assert log_in(guesser, "root").status_code == 429
+
+
+def test_behind_the_trusted_proxy_the_forwarded_address_is_what_gets_locked(root, settings):
+    settings.CLIENT_IP_PROXY_COUNT = 1
+
+    def via_proxy(address: str) -> Client:
+        return Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=address)
+
+    fail(via_proxy("198.51.100.40"), "root", times=6)
+
+    assert log_in(via_proxy("198.51.100.40"), "root").status_code == 429
+    assert logged_in(log_in(via_proxy("192.0.2.41"), "root"))
+
+
+def test_failures_for_one_username_from_many_addresses_lock_none_of_them(root):
+    for n in range(settings.AXES_FAILURE_LIMIT * 2):
         fail(from_address(f"198.51.100.{n}"), "root", times=1)
 
-    assert log_in(from_address("192.0.2.1"), "root").status_code == 429
+    assert logged_in(log_in(from_address("192.0.2.1"), "root"))
 
 
-def test_an_address_is_locked_for_every_username_and_others_are_not(root, ann):
+def test_an_address_spraying_usernames_is_locked_for_every_username_and_others_are_not(root, ann):
     guesser = from_address("203.0.113.9")
-    for n in range(settings.AXES_FAILURE_LIMIT):
-        fail(guesser, f"nobody{n}", times=1)
+    # Each username stays under its own limit; the address's total reaches the address's.
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
+        fail(guesser, f"nobody{n % 5}", times=1)
 
     assert log_in(guesser, "ann").status_code == 429
     assert logged_in(log_in(from_address("192.0.2.2"), "ann"))
+
+
+def test_an_address_under_its_limit_may_still_log_in_to_another_account(root, ann):
+    guesser = from_address("203.0.113.16")
+    fail(guesser, "root", times=settings.AXES_FAILURE_LIMIT)
+
+    assert log_in(guesser, "root").status_code == 429
+    assert logged_in(log_in(guesser, "ann"))
+
+
+def test_the_next_login_says_how_many_failures_there_were_since_the_last(root, dynamo):
+    # The admin index the login leads to lists Recent actions from DynamoDB: hence `dynamo`.
+    assert logged_in(log_in(from_address("192.0.2.50"), "root"))
+    fail(from_address("203.0.113.51"), "root", times=3)
+    client = from_address("192.0.2.50")
+
+    index = client.post(
+        LOGIN, {"username": "root", "password": PASSWORD, "next": "/admin/"}, follow=True
+    )
+    again = from_address("192.0.2.50").post(
+        LOGIN, {"username": "root", "password": PASSWORD, "next": "/admin/"}, follow=True
+    )
+
+    page = index.content.decode()
+    assert index.request["PATH_INFO"] == "/admin/"
+    assert "There were 3 failed logins to your account since your last login" in page
+    assert "203.0.113.51" in page
+    # Told once: the login after it had no failures before it.
+    assert "failed login" not in again.content.decode()
 
 
 def test_successful_logins_are_not_counted(root):
@@ -145,7 +198,7 @@ def test_fewer_failures_than_the_limit_leave_the_login_open(root):
 
 def test_a_forwarded_address_counts_only_from_a_trusted_proxy(root, ann, settings):
     # No proxy trusted (the default): a client's X-Forwarded-For changes nothing.
-    for n in range(settings.AXES_FAILURE_LIMIT):
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
         client = Client(REMOTE_ADDR="203.0.113.14", HTTP_X_FORWARDED_FOR=f"10.9.9.{n}")
         fail(client, f"nobody{n}", times=1)
     assert log_in(from_address("203.0.113.14"), "ann").status_code == 429
@@ -153,7 +206,7 @@ def test_a_forwarded_address_counts_only_from_a_trusted_proxy(root, ann, setting
     # Behind one trusted proxy, the address it appended is the client's; what came before is not.
     settings.CLIENT_IP_PROXY_COUNT = 1
     proxy = "10.0.0.1"
-    for n in range(settings.AXES_FAILURE_LIMIT):
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
         client = Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR=f"6.6.6.{n}, 198.51.100.77")
         fail(client, f"other{n}", times=1)
     spoofing = Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR="192.0.2.99, 198.51.100.77")
@@ -168,4 +221,4 @@ def test_logging_in_to_ones_own_account_does_not_reset_guesses_at_another(root, 
 
     fail(guesser, "root", times=1)
 
-    assert log_in(from_address("192.0.2.6"), "root").status_code == 429
+    assert log_in(guesser, "root").status_code == 429

@@ -56,8 +56,6 @@ class DeletedFilter(SparseIndexFilter):
 
 @register(User)
 class UserAdmin(DynamoModelAdmin):
-    # Beside Django's own "Users" (staff accounts) on the index: these are the learners.
-    verbose_name = "learner"
     list_display = ("username", "name", "email", "created_at", "deleted_at")
     list_filter = [DeletedFilter]
     search_fields = ("=username",)

@@ -12,6 +12,7 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import EmailValidator, RegexValidator
 from django.urls import reverse
+from django.utils.translation import gettext
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.constants import COUNT
 from pynamodb.exceptions import TransactWriteError
@@ -64,7 +65,8 @@ class User(DynamoModel):
     """A learner's profile."""
 
     app_label = "users"
-    verbose_name = "user"
+    # Beside Django's own "Users" (staff accounts): these are the learners, on every page.
+    verbose_name = "learner"
 
     class Meta(DynamoMeta):
         table_suffix = "users"
@@ -132,6 +134,18 @@ class User(DynamoModel):
         """Undo a soft delete."""
         self.deleted_at = None
         self.save()
+
+    @classmethod
+    def history_message(cls, changes: dict[str, list[Any]]) -> str | None:
+        """Return a soft delete's or a restore's History message, None for any other change."""
+        if set(changes) != {"deleted_at"}:
+            return None
+        old, new = changes["deleted_at"]
+        if old is None and new is not None:
+            return gettext("Soft-deleted: off the leaderboard and the talent search.")
+        if old is not None and new is None:
+            return gettext("Restored.")
+        return None
 
     def claim_for_purge(self, cutoff: datetime) -> bool:
         """Mark a user deleted before `cutoff` as being purged, if unchanged since it was read.

@@ -20,7 +20,7 @@ from dynamo.parallel import read_together
 from .. import helpers
 from ..display import display, masked
 from ..forms import ItemForm
-from ..keys import Original
+from ..keys import Original, key_item
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..writes import (
     CANCELLED_BY_CONDITION,
@@ -43,12 +43,12 @@ class ChangeFormViews:
         """Run the page's steps, as Django's: get_form, the formsets, save_model, save_related,
         the log_* entries, response_add/response_change, render_change_form.
         """
-        item = None
+        item, prefetched = None, {}
         if object_id is None:
             self.require(self.has_add_permission(request))
         else:
             self.require(self.has_view_permission(request))
-            item = self.get_object(request, object_id)
+            item, prefetched = self.read_item_and_rows(request, object_id)
             if item is None:
                 return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         can_save = item is None or self.has_change_permission(request, item)
@@ -62,7 +62,9 @@ class ChangeFormViews:
         form_class = self.get_form(request, item, change=item is not None, fields=editable)
         data = request.POST if request.method == "POST" else None
         form = form_class(data, item=item)
-        inlines = self._create_formsets(request, item, change=item is not None)
+        inlines = self._create_formsets(
+            request, item, change=item is not None, prefetched=prefetched
+        )
         stale = None
         if data is not None and form.is_valid() and all(i.is_valid() for i in inlines):
             saved, stale = self.save_forms(request, form, item, inlines)
@@ -86,13 +88,36 @@ class ChangeFormViews:
         for inline in self.get_inline_instances(request, obj):
             yield inline.get_formset(request, obj), inline
 
-    def _create_formsets(self, request, obj: DynamoModel | None, change: bool):
-        """Return the page's inline formsets, bound to the POST data when it is one."""
+    def read_item_and_rows(self, request, object_id: str) -> tuple[DynamoModel | None, dict]:
+        """Return the stored item and, read at the same time, its inlines' rows by inline class.
+
+        The inlines are those its key alone shows (one round trip for the page, not two); an
+        inline that only the stored item brings is read after it, by _create_formsets.
+        """
+        named = key_item(self.model, self.key_or_404(object_id))
+        inlines = self.get_inline_instances(request, named)
+        reads = [partial(inline.get_items, named) for inline in inlines]
+        item, *rows = read_together([partial(self.get_object, request, object_id), *reads])
+        return item, {type(inline): found for inline, found in zip(inlines, rows, strict=True)}
+
+    def _create_formsets(
+        self, request, obj: DynamoModel | None, change: bool, prefetched: dict | None = None
+    ):
+        """Return the page's inline formsets, bound to the POST data when it is one.
+
+        Each inline's rows are one read of its own table: those `prefetched` with the item are
+        used as read, the others go out together (none to add).
+        """
         data = request.POST if request.method == "POST" else None
         pairs = list(self.get_formsets_with_inlines(request, obj))
-        # Each inline's rows are one read of its own table: they go out together (none to add).
-        reads = [partial(inline.get_items, obj) for _formset, inline in pairs] if obj else []
-        stored = read_together(reads) if obj else [[] for _ in pairs]
+        prefetched = prefetched or {}
+        if obj is None:
+            stored = [[] for _ in pairs]
+        else:
+            missing = [inline for _formset, inline in pairs if type(inline) not in prefetched]
+            found = read_together([partial(inline.get_items, obj) for inline in missing])
+            late = dict(zip(map(type, missing), found, strict=True))
+            stored = [prefetched.get(type(i), late.get(type(i))) for _formset, i in pairs]
         return [
             formset_class(inline, request, obj, items, data)
             for (formset_class, inline), items in zip(pairs, stored, strict=True)
