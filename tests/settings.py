@@ -3,6 +3,7 @@
 import os
 
 os.environ.setdefault("DJANGO_ENV_FILE", "")  # tests never read a developer's .env
+os.environ.setdefault("DYNAMODB_LOCAL_RUNNING_FILE", "")  # nor reach a running `make run`
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-secret-key-that-is-long-enough-0123456789")
 os.environ.setdefault("DYNAMODB_TABLE_PREFIX", "skillboard-test-")
 os.environ.setdefault("EMAIL_URL", "memorymail://")

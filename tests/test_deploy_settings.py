@@ -50,6 +50,7 @@ def clean_environment(variables: dict[str, str]) -> dict[str, str]:
         "PATH": "/usr/bin:/bin",
         "HOME": "/tmp",
         "DJANGO_ENV_FILE": "",  # only the variables given here
+        "DYNAMODB_LOCAL_RUNNING_FILE": "",  # and not a running `make run`'s
         "DJANGO_SETTINGS_MODULE": "project.settings",
         **variables,
     }

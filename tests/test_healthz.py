@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -72,9 +71,9 @@ def test_concurrent_probes_share_the_check_in_flight(dynamo, shared_checks):
     assert sum(calls(probe) for probe in probes) == len(tables.all_models())
 
 
-def test_the_engine_is_checked_again_after_the_interval(dynamo, client, shared_checks):
+def test_the_engine_is_checked_again_after_the_interval(dynamo, client, shared_checks, clock):
     client.get("/healthz")
-    time.sleep(1.1)
+    clock.advance(1.1)
 
     probe = client.get("/healthz")
 

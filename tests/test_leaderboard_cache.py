@@ -54,11 +54,11 @@ def test_a_second_request_inside_the_ttl_makes_no_dynamodb_call(client, board):
     assert UserStats.get("carol").xp == 1000  # stored; the board shows it after the TTL
 
 
-def test_after_the_ttl_the_board_is_read_again(client, board, settings):
+def test_after_the_ttl_the_board_is_read_again(client, board, settings, clock):
     settings.LEADERBOARD_CACHE_SECONDS = 1
     client.get("/leaderboard/?metric=xp&format=json")
     give_xp("carol", 1000)
-    time.sleep(1.1)
+    clock.advance(1.1)
 
     response = client.get("/leaderboard/?metric=xp&format=json")
 
@@ -187,12 +187,12 @@ def test_the_default_page_size_and_no_page_size_are_one_entry(client, board):
 
 
 def test_an_expired_board_another_process_is_refilling_is_served_stale_at_once(
-    client, board, settings
+    client, board, settings, clock
 ):
     settings.LEADERBOARD_CACHE_SECONDS = 1
     client.get("/leaderboard/?metric=xp&format=json")
     give_xp("carol", 1000)
-    time.sleep(1.1)
+    clock.advance(1.1)
     # Another process (or host, with a shared cache) holds the refill lock.
     assert cache.add(refill_lock(cache_key("xp")), "another-process", 30)
 
@@ -220,12 +220,12 @@ def test_with_nothing_cached_a_request_waits_for_another_refill_one_engine_deadl
     assert 0.5 <= waited < 1.5  # the 0.5 s deadline, and whatever a busy machine adds
 
 
-def test_a_refill_lock_left_by_a_dead_process_expires(client, board, settings):
+def test_a_refill_lock_left_by_a_dead_process_expires(client, board, settings, clock):
     settings.DYNAMODB_CONNECT_TIMEOUT, settings.DYNAMODB_READ_TIMEOUT = 0.2, 0.3
     settings.DYNAMODB_MAX_ATTEMPTS = 1
     # What a process killed mid-refill leaves: a lock that outlives nobody's deadline.
     assert cache.add(refill_lock(cache_key("xp")), "a-killed-process", 1)
-    time.sleep(1.1)
+    clock.advance(1.1)
 
     response = client.get("/leaderboard/?metric=xp&format=json")
 

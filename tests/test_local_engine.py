@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -101,26 +102,143 @@ def test_a_listener_on_every_interface_is_seen_beyond_loopback():
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_run_stops_its_command_and_the_engine_on_a_signal(signum):
+def test_run_stops_its_command_and_the_engine_on_a_signal(signum, tmp_path):
+    # Started as a shell's `&` or `nohup` starts it, the runner inherits SIGINT ignored: it
+    # must stop on SIGINT all the same (its own handler, not Python's KeyboardInterrupt).
     announce = "import os, time; print(os.environ['DYNAMODB_ENDPOINT'], flush=True); time.sleep(60)"
+    running_file = tmp_path / "running.env"
     runner = subprocess.Popen(
-        [sys.executable, "-m", "dynamo.local", "run", "--", sys.executable, "-c", announce],
+        [
+            *(sys.executable, "-m", "dynamo.local", "run", "--running-file", str(running_file)),
+            *("--", sys.executable, "-c", announce),
+        ],
         cwd=BASE_DIR,
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         endpoint = runner.stdout.readline().strip()
         port = int(endpoint.rsplit(":", 1)[1])
         started = descendants([runner.pid])
         assert port in {p for _, p in listening(list(started))}
+        assert f"DYNAMODB_ENDPOINT={endpoint}" in running_file.read_text().splitlines()
 
         runner.send_signal(signum)
         runner.wait(timeout=30)
 
+        assert runner.returncode == 128 + signum
         assert listening(list(started)) == []  # the engine, even if it lost its parent
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        assert not running_file.exists()  # no door left open to an engine that is gone
     finally:
         if runner.poll() is None:
             runner.kill()
+
+
+def test_run_records_nothing_unless_asked(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "dynamo.local", "run", "--", sys.executable, "-c", "pass"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(BASE_DIR)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("addrport", "host", "port"),
+    [
+        ("8147", "127.0.0.1", 8147),
+        ("127.0.0.1:8147", "127.0.0.1", 8147),
+        ("0.0.0.0:8147", "0.0.0.0", 8147),
+        ("[::1]:8147", "::1", 8147),
+    ],
+)
+def test_an_address_is_split_as_runserver_reads_it(addrport, host, port):
+    assert local.split_address(addrport) == (host, port)
+
+
+@pytest.mark.parametrize("addrport", ["localhost", "127.0.0.1:", "127.0.0.1:99999"])
+def test_an_address_without_a_port_is_refused_naming_addr(addrport):
+    with pytest.raises(local.EngineError, match=f"ADDR={re.escape(addrport)} has no port"):
+        local.split_address(addrport)
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8147"),
+        ("0.0.0.0", "http://127.0.0.1:8147"),
+        ("::1", "http://[::1]:8147"),
+        ("skillboard.lan", "http://skillboard.lan:8147"),
+    ],
+)
+def test_the_site_url_follows_the_address(host, url):
+    assert local.site_url(host, 8147) == url
+
+
+def test_a_free_port_passes_the_check():
+    port = local.free_port()
+
+    assert local.check_address(f"127.0.0.1:{port}") == ("127.0.0.1", port)
+
+
+def test_a_taken_port_stops_serve_within_seconds_before_the_engine_starts(tmp_path):
+    running_file = tmp_path / "running.env"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        started = time.monotonic()
+
+        result = subprocess.run(
+            [
+                *(sys.executable, "-m", "dynamo.local", "serve", f"127.0.0.1:{port}"),
+                *("--users", "1", "--running-file", str(running_file)),
+            ],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert result.returncode == 1
+    assert time.monotonic() - started < 5
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1
+    assert f"port {port} is taken" in message and f"ADDR=127.0.0.1:{port}" in message
+    assert "listening" not in result.stdout  # no engine, so no migrate, seed or scheduler
+    assert not running_file.exists()
+
+
+def test_make_run_checks_the_address_before_anything_else():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        planned = subprocess.run(
+            ["make", "-n", "run", f"ADDR=127.0.0.1:{port}"],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        checked = subprocess.run(
+            ["make", "-s", "address-free", f"ADDR=127.0.0.1:{port}"],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert planned.returncode == 0, planned.stderr
+    assert "dynamo.local check-address" in planned.stdout.splitlines()[0]
+    assert checked.returncode != 0
+    assert f"port {port} is taken (ADDR=127.0.0.1:{port})" in checked.stderr

@@ -221,7 +221,7 @@ def concurrently(url: str, count: int) -> list[tuple[int, float, str | None, int
 
 
 def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline_at_most(
-    own_engine,
+    own_engine, clock
 ):
     own_engine.ensure_running()
     assert call_deadline() == ENGINE_DEADLINE
@@ -232,7 +232,7 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
         # A DynamoDB Local just brought back by an earlier test is slow on its first reads.
         statuses = [Client().get(url).status_code for _ in range(4)]
         assert statuses[-1] == 200, statuses
-        time.sleep(1.1)  # the entry expires; its stale copy stays
+        clock.advance(1.1)  # the entry expires; its stale copy stays
 
         with frozen(own_engine):
             stale = concurrently(url, count)

@@ -79,6 +79,7 @@ def test_a_redis_cache_url_selects_it_with_short_timeouts():
             "DJANGO_SETTINGS_MODULE": "project.settings",
             "DJANGO_ENV_FILE": "",
             "DJANGO_DEBUG": "true",
+            "DYNAMODB_LOCAL_RUNNING_FILE": "",  # a running `make run` is none of its business
             "CACHE_URL": "redis://cache.internal:6379/1?socket_timeout=0.25",
         },
         capture_output=True,
