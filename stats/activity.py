@@ -183,11 +183,6 @@ def record_session(
         time.sleep(backoff_delay(attempt))
     else:
         raise ConflictError(f"Could not record a session for {username}: too much contention.")
-    # A soft delete landing between the read above and the write would have its "off the
-    # board" undone by this session: look again, and take the learner off if so.
-    if User.get(username, consistent_read=True).is_deleted:
-        UserStats.show_on_board(username, visible=False)
-        after.refresh(consistent_read=True)
     return after
 
 
@@ -203,6 +198,13 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
     connection = UserStats._get_connection().connection  # metered like every call
     try:
         with TransactWrite(connection=connection) as transaction:
+            # The learner must still be there and not deleted: a hard delete claims them
+            # (soft-deleted) before reading their history, so no session lands unseen.
+            transaction.condition_check(
+                User,
+                session.username,
+                condition=User.username.exists() & User.deleted_at.does_not_exist(),
+            )
             for item in news:
                 item.stamp()
                 transaction.save(item)  # a new item: its version must not exist yet
@@ -220,8 +222,11 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
             transaction.update(after, actions=after.session_actions())
     except TransactWriteError as exc:
         reasons = [getattr(reason, "code", None) for reason in exc.cancellation_reasons or []]
-        # Puts come first in the request, then the day's and the stats' updates.
-        for item, code in zip(news, reasons, strict=False):
+        # The learner's check comes first in the request, then the puts, then the updates.
+        if reasons and reasons[0] == CONDITION_FAILED:
+            learner_for_session(session.username)  # names why: gone, or deleted meanwhile
+            raise ConflictError(f"{session.username} is being deleted.") from exc
+        for item, code in zip(news, reasons[1:], strict=False):
             if code == CONDITION_FAILED:
                 raise AlreadyExists(f"The {item.verbose_name} {item} is recorded already.") from exc
         if not reasons or any(code not in (None, CONDITION_FAILED, CONFLICT) for code in reasons):

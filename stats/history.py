@@ -13,28 +13,34 @@ it is in the totals, and `verify_stats` can recompute every learner's totals fro
 - `session-keys` (username; key): a client's Idempotency-Key (its SHA-256), the fingerprint of
   the request it came with and the answer given, put in the same transaction with the key
   required to be free: the same key again finds the answer instead of adding a session.
+  A key lives SESSION_KEY_TTL_HOURS (24): past it, it reads as absent and the same key
+  records a new session; DynamoDB TTL removes it later (`expires_at`, epoch seconds).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from pynamodb.attributes import (
     JSONAttribute,
     NumberAttribute,
+    TTLAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
 )
 
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
-from dynamo.models import DynamoMeta, DynamoModel
+from dynamo.exceptions import ConflictError
+from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, number_between, one_of, whole_number
 from users.models import validate_username
 
@@ -189,11 +195,36 @@ class SessionKey(DynamoModel):
     fingerprint = UnicodeAttribute()  # SHA-256 of the request the key first came with
     session_id = UnicodeAttribute(null=True)
     answer = JSONAttribute(null=True)  # what the first call answered: status, body, etag
+    # Epoch seconds: DynamoDB TTL deletes the key some time (up to days) after it.
+    expires_at = TTLAttribute(null=True)
 
     @staticmethod
     def digest(text: str) -> str:
         """Return the SHA-256 hex digest of a text."""
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def stamp(self) -> None:
+        super().stamp()
+        if self.expires_at is None:
+            self.expires_at = self.created_at + timedelta(hours=settings.SESSION_KEY_TTL_HOURS)
+
+    def has_expired(self, now: datetime) -> bool:
+        """Return whether the key is past its expiry (TTL may not have deleted it yet)."""
+        return self.expires_at is not None and self.expires_at <= now
+
+    @classmethod
+    def live(cls, username: str, key: str, now: datetime | None = None) -> SessionKey | None:
+        """Return the stored key unless absent or expired; an expired one is deleted first.
+
+        Deleted on the expiry read, so the retry's new key can be put (a new key must be free).
+        """
+        named = cls.get_or_none(username, key, consistent_read=True)
+        if named is None or not named.has_expired(now or utcnow()):
+            return named
+        # Another retry may have deleted it first, or put its own: the put then decides.
+        with contextlib.suppress(ConflictError):
+            named.delete(condition=cls.expires_at == named.expires_at, add_version_condition=False)
+        return None
 
 
 @dataclass(frozen=True)
