@@ -14,10 +14,11 @@ Definitions (the README quotes them):
   (a late back-dated record) leaves the streak alone.
 
 A session belongs to an existing learner who is not soft-deleted, and is dated between a year
-ago and now (a few minutes of clock drift allowed). It is written with the day's totals and
-the learner's in one transaction (stats/history.py): in the history if and only if in the
-totals. `UserStats.after_session` holds the rules; this module checks the input and the
-learner and writes.
+ago (and no earlier than the learner joined) and now (a few minutes of clock drift allowed).
+It is written with the day's totals and the learner's in one transaction (stats/history.py),
+with a check that the learner is still there: in the history if and only if in the totals.
+`UserStats.after_session` holds the rules; this module checks the input and the learner and
+writes.
 """
 
 from __future__ import annotations
@@ -107,6 +108,14 @@ def validate_session(
         raise ValidationError(dict(errors))
 
 
+def learner_date_error(when: datetime, learner: User) -> str | None:
+    """Return why a session's date does not fit its learner (before they joined), or None."""
+    if learner.created_at is not None and when < learner.created_at:
+        joined = learner.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+        return f"Cannot be before the learner joined ({joined} UTC)."
+    return None
+
+
 def learner_for_session(username: str) -> User:
     """Return the learner a session is for, or raise a ValidationError on `username`."""
     learner = User.get_or_none(username, consistent_read=True)
@@ -145,6 +154,8 @@ def record_session(
     )
     learner = learner_for_session(username)
     started = when or now
+    if message := learner_date_error(started, learner):
+        raise ValidationError({"when": message})
     session = StudySession(
         username,
         session_id_for(started),

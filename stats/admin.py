@@ -61,13 +61,34 @@ class ReminderBucketFilter(IndexFilter):
         return [(reminder_bucket(now + timedelta(hours=h)),) * 2 for h in range(6)]
 
 
+# What a learner's study history adds up to, and the streak it gives: never typed.
+TOTALS = (
+    *METRICS,
+    "sessions",
+    "questions_answered",
+    "questions_correct",
+    "minutes_studied",
+    "last_active_day",
+    "streak_expires_on",
+)
+REMINDER_WORKER_FIELDS = (
+    "next_reminder_bucket",
+    "last_reminded_at",
+    "reminder_claim",
+    "reminder_lease_until",
+    "reminder_attempts",
+    "last_reminder_error",
+)
+
+
 class UserStatsInline(StackedInline):
     """A learner's stats on the learner's page: stats depend on users, not the reverse."""
 
     model = UserStats
     fk_name = "username"
-    fields = ("xp", "streak", "efficiency", "accuracy", "next_reminder_at", "leaderboard_partition")
-    readonly_fields = ("leaderboard_partition",)
+    fields = (*METRICS, "sessions", "next_reminder_at", "leaderboard_partition")
+    # Totals are what the study history adds up to: only a recorded session moves them.
+    readonly_fields = (*TOTALS, "leaderboard_partition")
     max_num = 1
     verbose_name_plural = "stats"
 
@@ -105,11 +126,18 @@ class UserStatsAdmin(DynamoModelAdmin):
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
+    fieldsets = (
+        (None, {"fields": ("username",)}),
+        ("Totals", {"fields": TOTALS}),
+        ("Reminders", {"fields": ("reminder_hour", "next_reminder_at", *REMINDER_WORKER_FIELDS)}),
+        ("Leaderboard", {"fields": ("name", "leaderboard_partition")}),
+        ("Record", {"fields": ("created_at", "updated_at", "version")}),
+    )
     readonly_fields = (
+        *TOTALS,  # the study history's sums: a recorded session moves them
+        *REMINDER_WORKER_FIELDS,  # send_reminders' own bookkeeping
         "name",  # copied from the user; follows renames
         "leaderboard_partition",
-        "next_reminder_bucket",
-        "last_reminded_at",
     )
     actions = ["record_study_session"]
 
@@ -118,7 +146,7 @@ class UserStatsAdmin(DynamoModelAdmin):
         """Ask for the session's figures, then record it for each selected user."""
         form = StudySessionForm(request.POST if "apply" in request.POST else None)
         if form.is_bound and form.is_valid():
-            recorded = 0
+            recorded, refusals = 0, []
             for item in items:
                 try:
                     record_session(
@@ -128,9 +156,14 @@ class UserStatsAdmin(DynamoModelAdmin):
                         actor=request.user.get_username(),
                     )
                 except ValidationError as exc:
-                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                    refusals.append((item, exc))
                     continue
                 recorded += 1
+            if len(items) == 1 and refusals:
+                form.show_errors(refusals[0][1])  # one learner: say why on the form, as forms do
+                return self.record_session_form(request, form, items)
+            for item, exc in refusals:
+                messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
             messages.success(
                 request,
                 ngettext(
@@ -141,6 +174,10 @@ class UserStatsAdmin(DynamoModelAdmin):
                 % {"count": recorded},
             )
             return None
+        return self.record_session_form(request, form, items)
+
+    def record_session_form(self, request, form: StudySessionForm, items: list[UserStats]):
+        """Render the action's page: the session's figures for the selected learners."""
         context = {
             **self.admin_site.each_context(request),
             "title": "Record a study session",

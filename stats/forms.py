@@ -48,11 +48,15 @@ class StudySessionForm(forms.Form):
             self.add_error("correct", "Cannot exceed the questions answered.")
         return data
 
-    def save(self, username: str) -> UserStats:
+    def save(self, username: str, actor: str | None = None) -> UserStats:
         """Record the session for `username`; errors land on the form's fields."""
         try:
-            return record_session(username, **self.cleaned_data, source="admin")
+            return record_session(username, **self.cleaned_data, source="admin", actor=actor)
         except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                self.add_error(field if field in self.fields else None, messages)
+            self.show_errors(exc)
             raise
+
+    def show_errors(self, exc: ValidationError) -> None:
+        """Put a refusal of record_session on the fields it names (the rest above them)."""
+        for field, messages in exc.message_dict.items():
+            self.add_error(field if field in self.fields else None, messages)
