@@ -175,6 +175,37 @@ class StudyDay(DynamoModel):
         return errors
 
     @classmethod
+    def mend(cls, username: str, day: str, stored: StudyDay | None, wanted: Any) -> bool:
+        """Write a day's totals as its sessions give them, if unchanged since read; False if not.
+
+        `wanted` is a `DayTotals`; a day with no session left is deleted. Each is conditional
+        on the version read (a session moves it), or on the day being absent still.
+        """
+        if stored is None:
+            condition = cls.day.does_not_exist()
+        elif stored.version is None:
+            condition = cls.version.does_not_exist()
+        else:
+            condition = cls.version == stored.version
+        if not wanted.sessions:
+            if stored is None:
+                return True
+            try:
+                stored.delete(condition=condition, add_version_condition=False)
+            except ConflictError:
+                return False
+            return True
+        now = utcnow()
+        actions = [
+            cls.xp.set(wanted.xp),
+            cls.sessions.set(wanted.sessions),
+            cls.minutes.set(wanted.minutes),
+            cls.created_at.set(cls.created_at | now),
+            cls.updated_at.set(now),
+        ]
+        return cls.apply(username, actions, condition, range_key=day) is not None
+
+    @classmethod
     def since(cls, username: str, first_day: date):
         """Return a learner's days from `first_day` on, oldest first (one Query)."""
         return cls.query(username, range_key_condition=cls.day >= first_day.isoformat())
@@ -259,6 +290,39 @@ class Totals:
             minutes_studied=stats.minutes_studied or 0,
             sessions=int(stats.sessions or 0),
         )
+
+
+@dataclass(frozen=True)
+class DayTotals:
+    """What one UTC day's sessions add up to: a study day's XP, sessions and minutes."""
+
+    xp: float = 0
+    sessions: int = 0
+    minutes: float = 0
+
+    FIELDS = ("xp", "sessions", "minutes")
+
+    @classmethod
+    def by_day(cls, sessions: Iterable[StudySession]) -> dict[str, DayTotals]:
+        """Return {YYYY-MM-DD: totals} of the days the sessions fall on (exact sums)."""
+        days: dict[str, list[StudySession]] = {}
+        for session in sessions:
+            days.setdefault(session.day.isoformat(), []).append(session)
+        return {
+            day: cls(
+                xp=exact_sum(s.xp for s in items),
+                sessions=len(items),
+                minutes=exact_sum(s.minutes for s in items),
+            )
+            for day, items in days.items()
+        }
+
+    @classmethod
+    def stored_in(cls, day: StudyDay | None) -> DayTotals:
+        """Return the totals a study day holds (zero for a day not stored)."""
+        if day is None:
+            return cls()
+        return cls(xp=day.xp or 0, sessions=int(day.sessions or 0), minutes=day.minutes or 0)
 
 
 def history_of(username: str) -> list[StudySession]:

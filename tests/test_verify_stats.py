@@ -38,7 +38,7 @@ def drift(username: str) -> None:
 
 
 def test_it_finds_nothing_when_the_totals_are_the_sums_of_the_history(learners):
-    assert "Every learner's totals match their history." in verify()
+    assert "Every learner's totals and study days match their history." in verify()
 
 
 def test_it_prints_the_drift_and_exits_non_zero_without_fix(learners):
@@ -130,7 +130,7 @@ def test_after_seed_api_and_admin_writes_the_totals_are_the_sums(dynamo, api_cli
         },
     )
 
-    assert "Every learner's totals match their history." in verify()
+    assert "Every learner's totals and study days match their history." in verify()
     for username in usernames:
         assert Totals.stored_in(UserStats.get(username)) == Totals.of(history_of(username))
     assert {s.source for u in usernames for s in history_of(u)} == {"seed", "api", "admin"}
