@@ -41,6 +41,7 @@ from dynamo_admin.models import ADDITION, CHANGE, AdminLog
 from users.models import User, validate_username
 
 from .history import (
+    CORRECTION,
     MAX_MINUTES_PER_SESSION,
     MAX_QUESTIONS_PER_SESSION,
     MAX_XP_PER_SESSION,
@@ -57,6 +58,7 @@ __all__ = [
     "accuracy_of",
     "efficiency_of",
     "percentage",
+    "record_correction",
     "record_session",
     "validate_session",
 ]
@@ -168,18 +170,59 @@ def record_session(
         source=source,
     )
     session.full_clean()  # the skill, against the catalog
+    return commit_session(session, learner, now, actor=actor, also=also)
+
+
+def record_correction(username: str, *, xp: int, reason: str, actor: str) -> UserStats:
+    """Correct a learner's XP by a session with a reason (source "correction"); return the stats.
+
+    Staff never type a total: a correction is a row of the history, summed like any session
+    (it counts for no session and leaves the streak), written with its History entry.
+    """
+    now = utcnow()
+    learner = learner_for_session(username)
+    session = StudySession(
+        username,
+        session_id_for(now),
+        started_at=now,
+        xp=xp,
+        questions_answered=0,
+        questions_correct=0,
+        minutes=0,
+        source=CORRECTION,
+        reason=(reason or "").strip() or None,
+    )
+    session.full_clean()
+    return commit_session(session, learner, now, actor=actor)
+
+
+def commit_session(
+    session: StudySession,
+    learner: User,
+    now: datetime,
+    *,
+    actor: str | None = None,
+    also: Callable[[UserStats, StudySession], list[DynamoModel]] | None = None,
+) -> UserStats:
+    """Write a checked session with the totals it moves, retrying while the stats move."""
+    username = session.username
     for attempt in range(1, WRITE_ROUNDS + 1):
         stored = UserStats.get_or_none(username, consistent_read=True)
         after = UserStats.after_session(
             stored,
             learner,
-            xp=xp,
-            questions=questions,
-            correct=correct,
+            xp=session.xp,
+            questions=session.questions_answered,
+            correct=session.questions_correct,
             minutes=session.minutes,
             day=session.day,
             now=now,
+            counts=not session.is_correction,
         )
+        if after.xp < 0:
+            raise ValidationError(
+                {"xp": f"Would take the learner's XP below 0 (it is {stored.xp if stored else 0})."}
+            )
         news = [session]
         if actor is not None:
             news.append(history_entry(stored, after, session, actor))
@@ -223,7 +266,7 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
                 day,
                 actions=[
                     StudyDay.xp.add(session.xp),
-                    StudyDay.sessions.add(1),
+                    StudyDay.sessions.add(0 if session.is_correction else 1),
                     StudyDay.minutes.add(session.minutes),
                     StudyDay.created_at.set(StudyDay.created_at | session.updated_at),
                     StudyDay.updated_at.set(session.updated_at),
@@ -274,4 +317,5 @@ def session_fields(session: StudySession) -> dict[str, Any]:
         "minutes": session.minutes,
         "skill_id": session.skill_id,
         "source": session.source,
+        **({"reason": session.reason} if session.reason else {}),
     }

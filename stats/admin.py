@@ -18,8 +18,8 @@ from dynamo_admin.sources import IndexQuery
 from users.admin import UserAdmin
 from users.models import User
 
-from .activity import record_session
-from .forms import StudySessionForm
+from .activity import record_correction, record_session
+from .forms import CorrectionForm, StudySessionForm
 from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
@@ -139,7 +139,40 @@ class UserStatsAdmin(DynamoModelAdmin):
         "name",  # copied from the user; follows renames
         "leaderboard_partition",
     )
-    actions = ["record_study_session"]
+    actions = ["record_study_session", "correct_xp"]
+
+    @action(permissions=["change"], description="Correct XP (with a reason)")
+    def correct_xp(self, request, items):
+        """Ask how much XP and why, then record a correction in each learner's history."""
+        form = CorrectionForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            corrected = 0
+            for item in items:
+                try:
+                    record_correction(
+                        item.username, **form.cleaned_data, actor=request.user.get_username()
+                    )
+                except ValidationError as exc:
+                    if len(items) == 1:
+                        form.add_error(None, exc.messages)
+                        break
+                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                    continue
+                corrected += 1
+            else:
+                messages.success(
+                    request,
+                    ngettext(
+                        "Corrected the XP of %(count)d learner.",
+                        "Corrected the XP of %(count)d learners.",
+                        corrected,
+                    )
+                    % {"count": corrected},
+                )
+                return None
+        return self.action_form_page(
+            request, form, items, "correct_xp", "Correct XP", "correct_xp.html"
+        )
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):
@@ -174,22 +207,31 @@ class UserStatsAdmin(DynamoModelAdmin):
                 % {"count": recorded},
             )
             return None
-        return self.record_session_form(request, form, items)
+        return self.action_form_page(
+            request,
+            form,
+            items,
+            "record_study_session",
+            "Record a study session",
+            "record_session.html",
+        )
 
-    def record_session_form(self, request, form: StudySessionForm, items: list[UserStats]):
-        """Render the action's page: the session's figures for the selected learners."""
+    def action_form_page(
+        self, request, form, items: list[UserStats], name: str, title: str, template: str
+    ):
+        """Render an action's page: its form for the selected learners."""
         context = {
             **self.admin_site.each_context(request),
-            "title": "Record a study session",
+            "title": title,
             "subtitle": None,
             "opts": self.opts,
             "form": form,
             "items": items,
             "selected": [object_id(item) for item in items],
-            "action_name": "record_study_session",
+            "action_name": name,
         }
         request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.templates("record_session.html"), context)
+        return TemplateResponse(request, self.templates(template), context)
 
 
 @register(StudySession)
@@ -205,6 +247,7 @@ class StudySessionAdmin(DynamoModelAdmin):
         "minutes",
         "skill_id",
         "source",
+        "reason",
     )
     # `?q=ada` is one Query on the learner's partition, newest first.
     search_fields = ("=username",)

@@ -14,6 +14,7 @@ from .activity import (
     record_session,
     session_date_error,
 )
+from .history import MAX_REASON_LENGTH
 from .models import UserStats
 
 
@@ -60,3 +61,21 @@ class StudySessionForm(forms.Form):
         """Put a refusal of record_session on the fields it names (the rest above them)."""
         for field, messages in exc.message_dict.items():
             self.add_error(field if field in self.fields else None, messages)
+
+
+class CorrectionForm(forms.Form):
+    """An XP correction: how much to add (negative to take away) and why."""
+
+    xp = forms.IntegerField(
+        label="XP to add",
+        min_value=-MAX_XP_PER_SESSION,
+        max_value=MAX_XP_PER_SESSION,
+        help_text="Negative to take XP away. Recorded in the study history with the reason.",
+    )
+    reason = forms.CharField(max_length=MAX_REASON_LENGTH, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def clean_xp(self):
+        xp = self.cleaned_data["xp"]
+        if xp == 0:
+            raise ValidationError("A correction of 0 XP changes nothing.")
+        return xp

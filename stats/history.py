@@ -41,10 +41,13 @@ from pynamodb.attributes import (
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
 from dynamo.exceptions import ConflictError
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
-from dynamo.validators import FieldErrors, number_between, one_of, whole_number
+from dynamo.validators import FieldErrors, length_between, number_between, one_of, whole_number
 from users.models import validate_username
 
-SOURCES = ("admin", "api", "seed")
+# A correction is staff's XP adjustment with a reason: summed like a session, counted as none.
+CORRECTION = "correction"
+SOURCES = ("admin", "api", "seed", CORRECTION)
+MAX_REASON_LENGTH = 500
 MAX_XP_PER_SESSION = 100_000
 MAX_QUESTIONS_PER_SESSION = 10_000
 MAX_MINUTES_PER_SESSION = 24 * 60
@@ -81,10 +84,16 @@ class StudySession(DynamoModel):
     questions_correct = NumberAttribute(default=0)
     minutes = NumberAttribute()
     skill_id = UnicodeAttribute(null=True)  # a catalog skill, checked like a user-skill's
-    source = UnicodeAttribute()  # admin, api or seed
+    source = UnicodeAttribute()  # admin, api, seed or correction
+    reason = UnicodeAttribute(null=True)  # why staff corrected the XP (corrections only)
 
     # The catalog skill a batch path already holds (seed), so clean() need not read it.
     given_skill: Skill | None = None
+
+    @property
+    def is_correction(self) -> bool:
+        """Return whether this is staff's correction rather than a study session."""
+        return self.source == CORRECTION
 
     @property
     def day(self) -> date:
@@ -97,6 +106,8 @@ class StudySession(DynamoModel):
             errors.check("username", validate_username, self.username)
         errors.require("session_id", self.session_id)
         errors.require("started_at", self.started_at)
+        if self.is_correction:
+            return self.correction_errors(errors)
         errors.check("xp", whole_number(0, MAX_XP_PER_SESSION), self.xp)
         for name in ("questions_answered", "questions_correct"):
             errors.check(name, whole_number(0, MAX_QUESTIONS_PER_SESSION), getattr(self, name))
@@ -113,6 +124,20 @@ class StudySession(DynamoModel):
             errors.check("skill_id", validate_skill_id, self.skill_id)
         if errors.require("source", self.source):
             errors.check("source", one_of(SOURCES), self.source)
+        if self.reason is not None:
+            errors.add("reason", "Only a correction carries a reason.")
+        return errors
+
+    def correction_errors(self, errors: FieldErrors) -> FieldErrors:
+        """A correction moves XP only, by a whole number other than 0, and says why."""
+        errors.check("xp", whole_number(-MAX_XP_PER_SESSION, MAX_XP_PER_SESSION), self.xp)
+        if "xp" not in errors and self.xp == 0:
+            errors.add("xp", "A correction of 0 XP changes nothing.")
+        for name in ("questions_answered", "questions_correct", "minutes"):
+            if getattr(self, name):
+                errors.add(name, "A correction moves XP only.")
+        if errors.require("reason", self.reason):
+            errors.check("reason", length_between(1, MAX_REASON_LENGTH), self.reason)
         return errors
 
     def clean(self) -> None:
@@ -178,7 +203,7 @@ class StudyDay(DynamoModel):
     def mend(cls, username: str, day: str, stored: StudyDay | None, wanted: Any) -> bool:
         """Write a day's totals as its sessions give them, if unchanged since read; False if not.
 
-        `wanted` is a `DayTotals`; a day with no session left is deleted. Each is conditional
+        `wanted` is a `DayTotals`, None for a day no session falls on (deleted). Each is conditional
         on the version read (a session moves it), or on the day being absent still.
         """
         if stored is None:
@@ -187,7 +212,7 @@ class StudyDay(DynamoModel):
             condition = cls.version.does_not_exist()
         else:
             condition = cls.version == stored.version
-        if not wanted.sessions:
+        if wanted is None:
             if stored is None:
                 return True
             try:
@@ -277,7 +302,7 @@ class Totals:
             questions_answered=exact_sum(s.questions_answered for s in items),
             questions_correct=exact_sum(s.questions_correct for s in items),
             minutes_studied=exact_sum(s.minutes for s in items),
-            sessions=len(items),
+            sessions=sum(1 for s in items if not s.is_correction),
         )
 
     @classmethod
@@ -311,7 +336,7 @@ class DayTotals:
         return {
             day: cls(
                 xp=exact_sum(s.xp for s in items),
-                sessions=len(items),
+                sessions=sum(1 for s in items if not s.is_correction),
                 minutes=exact_sum(s.minutes for s in items),
             )
             for day, items in days.items()

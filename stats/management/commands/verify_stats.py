@@ -161,7 +161,7 @@ class Command(DynamoCommand):
             else:
                 fixed = False
         for day, fields in check.days.items():
-            if StudyDay.mend(stats.username, day, days.get(day), wanted.get(day, DayTotals())):
+            if StudyDay.mend(stats.username, day, days.get(day), wanted.get(day)):
                 mended.update({f"{day} {name}": list(v) for name, v in fields.items()})
             else:
                 fixed = False
