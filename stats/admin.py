@@ -194,19 +194,19 @@ class UserStatsAdmin(DynamoModelAdmin):
                 recorded += 1
             if len(items) == 1 and refusals:
                 form.show_errors(refusals[0][1])  # one learner: say why on the form, as forms do
-                return self.record_session_form(request, form, items)
-            for item, exc in refusals:
-                messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
-            messages.success(
-                request,
-                ngettext(
-                    "Recorded a study session for %(count)d learner.",
-                    "Recorded a study session for %(count)d learners.",
-                    recorded,
+            else:
+                for item, exc in refusals:
+                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                messages.success(
+                    request,
+                    ngettext(
+                        "Recorded a study session for %(count)d learner.",
+                        "Recorded a study session for %(count)d learners.",
+                        recorded,
+                    )
+                    % {"count": recorded},
                 )
-                % {"count": recorded},
-            )
-            return None
+                return None
         return self.action_form_page(
             request,
             form,
