@@ -171,3 +171,32 @@ def batch_delete(model: type[DynamoModel], items: Iterable[DynamoModel]) -> int:
         write_requests(model, [delete_request(item) for item in chunk])
         deleted += len(chunk)
     return deleted
+
+
+class Partition:
+    """The items of one table under one hash key (a learner's sessions): counted, read, deleted.
+
+    What a hard delete takes with an item beyond its inlines: read after the item is claimed,
+    so rows landing meanwhile (refused once it is claimed) cannot be missed.
+    """
+
+    def __init__(self, model: type[DynamoModel], hash_key: Any) -> None:
+        self.model = model
+        self.hash_key = hash_key
+
+    def __repr__(self) -> str:
+        return f"Partition({self.model.__name__}, {self.hash_key!r})"
+
+    def count(self) -> int:
+        """Return how many items the partition holds (COUNT Queries: no item is returned)."""
+        return self.model.count(self.hash_key, consistent_read=True)
+
+    def first(self, limit: int) -> list[DynamoModel]:
+        """Return up to `limit` of the partition's items, in key order (one Query)."""
+        return list(
+            self.model.query(self.hash_key, limit=limit, page_size=limit, consistent_read=True)
+        )
+
+    def delete(self) -> int:
+        """Delete every item of the partition, 25 at a time; return how many were deleted."""
+        return batch_delete(self.model, self.model.query(self.hash_key, consistent_read=True))

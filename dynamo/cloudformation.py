@@ -14,13 +14,14 @@ from . import tables
 from .models import DynamoModel, table_name_for
 
 # What the application calls on a table: item reads and writes (transaction items are
-# authorized one by one as PutItem, UpdateItem, DeleteItem; no transaction has a bare
-# ConditionCheck), batches, paged Queries and Scans (admin changelists, backups), and
+# authorized one by one as PutItem, UpdateItem, DeleteItem, and a session's check on its
+# learner as ConditionCheckItem), batches, paged Queries and Scans (admin changelists, backups), and
 # DescribeTable (health check, `create_tables --check`, dump and load). The test suite's
 # IAM audit fails if the code needs more or a full run uses less.
 TABLE_ACTIONS = (
     "BatchGetItem",
     "BatchWriteItem",
+    "ConditionCheckItem",
     "DeleteItem",
     "DescribeTable",
     "GetItem",
@@ -32,7 +33,16 @@ TABLE_ACTIONS = (
 # Indexes are only read: Queries, and paged Scans of a sparse index (the gardener, the admin).
 INDEX_ACTIONS = ("Query", "Scan")
 # Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
-SCHEMA_ACTIONS = frozenset({"CreateTable", "UpdateTable", "DeleteTable", "ListTables"})
+SCHEMA_ACTIONS = frozenset(
+    {
+        "CreateTable",
+        "UpdateTable",
+        "DeleteTable",
+        "ListTables",
+        "DescribeTimeToLive",
+        "UpdateTimeToLive",
+    }
+)
 # The template's parameter: the IAM role the web and worker hosts run as.
 HOST_ROLE = "HostRoleName"
 
@@ -58,6 +68,8 @@ def table_resource(model: type[DynamoModel], prefix: str) -> dict[str, Any]:
         # Multi-attribute keys are listed as the API takes them: HASH entries first, then
         # RANGE entries, each in the order a Query walks them.
         properties["GlobalSecondaryIndexes"] = request["GlobalSecondaryIndexes"]
+    if (attribute := tables.ttl_attribute(model)) is not None:
+        properties["TimeToLiveSpecification"] = {"AttributeName": attribute, "Enabled": True}
     return {
         "Type": "AWS::DynamoDB::Table",
         "DeletionPolicy": "Retain",

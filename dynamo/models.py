@@ -167,6 +167,17 @@ class DynamoModel(Model):
         their callers follow up themselves.
         """
 
+    def claim_for_delete(self) -> None:
+        """Stop new rows being written under the item before a hard delete reads them; a hook.
+
+        A model whose owned rows (see `owned_partitions`) are written under a condition on it
+        marks itself here, on its version, so the rows a cascade reads are all there will be.
+        """
+
+    def owned_partitions(self) -> list:
+        """Return the partitions (dynamo.batch.Partition) a hard delete takes with it; a hook."""
+        return []
+
     def was_stored_with(self, attribute: str) -> bool:
         """Return whether the item, as last read or written, carried the attribute."""
         return self._stored is not None and attribute in self._stored

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from botocore.exceptions import ClientError
+from pynamodb.attributes import TTLAttribute
 
 from .models import DynamoModel, client_for
 
@@ -42,6 +43,20 @@ def expected_table(model: type[DynamoModel]) -> dict[str, Any]:
             for index in schema["global_secondary_indexes"]
         ]
     return request
+
+
+def ttl_attribute(model: type[DynamoModel]) -> str | None:
+    """Return the name of the model's TTLAttribute (DynamoDB deletes items past it), or None."""
+    for name, attribute in model.get_attributes().items():
+        if isinstance(attribute, TTLAttribute):
+            return attribute.attr_name or name
+    return None
+
+
+def time_to_live(model: type[DynamoModel]) -> dict[str, Any]:
+    """Return the table's TimeToLiveDescription (status and attribute)."""
+    client = client_for(model)
+    return client.describe_time_to_live(TableName=model.Meta.table_name)["TimeToLiveDescription"]
 
 
 def describe(model: type[DynamoModel]) -> dict[str, Any] | None:
@@ -88,6 +103,14 @@ def drift(model: type[DynamoModel]) -> list[str]:
             )
     for index_name in stored.keys() - wanted.keys():
         problems.append(f"{name}: index {index_name} is not declared by the model")
+    if (attribute := ttl_attribute(model)) is not None:
+        ttl = time_to_live(model)
+        status, on = ttl.get("TimeToLiveStatus", "DISABLED"), ttl.get("AttributeName")
+        if status not in ("ENABLED", "ENABLING") or on != attribute:
+            problems.append(
+                f"{name}: time to live is {status} on {on or 'no attribute'}, "
+                f"expected ENABLED on {attribute}"
+            )
     return problems
 
 
@@ -171,6 +194,14 @@ def create_missing(model: type[DynamoModel], report: Report = lambda _: None) ->
             done.append(f"added index {index['IndexName']} to {expected['TableName']}")
     if done:
         wait_until_active(model)
+    if (attribute := ttl_attribute(model)) is not None:
+        status = time_to_live(model).get("TimeToLiveStatus", "DISABLED")
+        if status not in ("ENABLED", "ENABLING"):
+            client.update_time_to_live(
+                TableName=expected["TableName"],
+                TimeToLiveSpecification={"Enabled": True, "AttributeName": attribute},
+            )
+            done.append(f"enabled time to live on {expected['TableName']}.{attribute}")
     return done
 
 

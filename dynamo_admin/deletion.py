@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from dynamo.batch import batch_delete, batch_put
+from dynamo.batch import Partition, batch_delete, batch_put
 from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
@@ -21,8 +21,14 @@ def delete_with_related(
     related: list[DynamoModel],
     actor: str,
     log_deletion: Callable[[DynamoModel], AdminLog] | None = None,
+    owned: Sequence[Partition] = (),
 ) -> None:
     """Delete item (if its stored version is item.version) and the related items together.
+
+    With `owned` partitions (a learner's study history), the item is claimed first on its
+    version (its `claim_for_delete()`: nothing new lands under it), then each partition is
+    emptied, then the item goes: a run that dies leaves the claimed item for a re-run. Owned
+    rows get no history entry each (a learner's 700 sessions); the item's entry records it.
 
     Each deleted item gets its history entry in the same transaction, from `actor`. Up to 49
     related items go in the transaction (two actions each, of DynamoDB's 100). Beyond that, the
@@ -37,6 +43,10 @@ def delete_with_related(
             return log_deletion(deleted)
         return AdminLog.entry_for(deleted, DELETION, actor)
 
+    if owned:
+        item.claim_for_delete()
+        for partition in owned:
+            partition.delete()
     together = related if len(related) < MAX_TRANSACTION_ITEMS else []
     connection = type(item)._get_connection().connection  # metered like every other call
     try:

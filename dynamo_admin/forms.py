@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -156,6 +156,13 @@ def formfield_for(
     return forms.CharField(**{"strip": False, **common})
 
 
+def at_shown_precision(value: Any) -> Any:
+    """Return a value as its widget shows it: a date and time to the whole second."""
+    if isinstance(value, datetime):
+        return value.replace(microsecond=0)
+    return value
+
+
 class ItemForm(forms.Form):
     """A form over a DynamoDB item's editable attributes, carrying the version it showed."""
 
@@ -203,6 +210,8 @@ class ItemForm(forms.Form):
             if isinstance(self.fields[name], forms.CharField) and new == "":
                 new = None
             old = getattr(item, name, None)
+            if at_shown_precision(old) == new:
+                new = old  # the widget shows whole seconds: untouched, it keeps the stored digits
             if plain(old) != plain(new):
                 changes[name] = [plain(old), plain(new)]
             setattr(item, name, new)

@@ -21,6 +21,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 
+from dynamo.batch import Partition
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
@@ -242,6 +243,8 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
     inlines: Sequence[type[DynamoInline]] = ()
     actions: Sequence[str | Callable] = ()
     list_per_page = 50
+    # A delete confirmation lists this many owned rows per table, then "and N more".
+    deleted_objects_shown = 20
     save_on_top = False
     # The action bar, with Django's options and form (admin/actions.html renders it).
     action_form = helpers.ActionForm
@@ -367,6 +370,7 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
             actor=request.user.get_username(),
             # Each entry from log_deletions, written in the transaction that deletes the item.
             log_deletion=lambda item: self.log_deletions(request, [item])[0],
+            owned=self.get_owned_partitions(request, obj),
         )
 
     # The history entries, with Django's names: each returns the entry written in the same
@@ -497,11 +501,18 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
             ]
         return memo[key]
 
+    def get_owned_partitions(self, request, obj: DynamoModel) -> list[Partition]:
+        """Return the partitions a hard delete of obj empties (its `owned_partitions()`)."""
+        return obj.owned_partitions()
+
     def get_deleted_objects(self, objs, request):
         """Return (to_delete, model_count, perms_needed, protected) as Django's admin does.
 
         `to_delete` nests each item's related items under it; `perms_needed` names the
-        verbose names of the models whose admin refuses this user the delete.
+        verbose names of the models whose admin refuses this user the delete. Owned rows
+        (a learner's study history) are counted in full but listed up to
+        `deleted_objects_shown` per table, then "and N more"; they go with their owner, so
+        the owner's delete permission covers them (they have no delete of their own).
         """
         to_delete: list[Any] = []
         model_count: dict[str, int] = {}
@@ -516,9 +527,26 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
                     continue
                 if not self.admin_site.get_model_admin(model).has_delete_permission(request, item):
                     perms_needed.add(str(model.verbose_name))
+            labels = [deleted_label(item) for item in related]
+            for partition in self.get_owned_partitions(request, obj):
+                shown = partition.first(self.deleted_objects_shown + 1)
+                if not shown:
+                    continue
+                # One Query tells a short history's count; only a long one is counted apart.
+                count = partition.count() if len(shown) > self.deleted_objects_shown else len(shown)
+                shown = shown[: self.deleted_objects_shown]
+                plural = str(partition.model.verbose_name_plural)
+                model_count[plural] = model_count.get(plural, 0) + count
+                labels += [deleted_label(item) for item in shown]
+                if count > len(shown):
+                    more = _("…and %(count)s more %(name)s") % {
+                        "count": f"{count - len(shown):,}",
+                        "name": plural,
+                    }
+                    labels.append(more)
             to_delete.append(deleted_label(obj))
-            if related:
-                to_delete.append([deleted_label(item) for item in related])
+            if labels:
+                to_delete.append(labels)
         return to_delete, model_count, perms_needed, []
 
     def url_for(self, view: str, *args: Any) -> str:

@@ -406,6 +406,11 @@ HEALTHZ_CHECK_SECONDS = 1.0
 USER_PURGE_AFTER_DAYS = setting(
     "USER_PURGE_AFTER_DAYS", "int", default=30, check=lambda v: v >= 0, hint="days, 0 or more"
 )
+# How long the API keeps an Idempotency-Key (Stripe keeps them 24 hours): a retry after it
+# records a new session. DynamoDB TTL deletes expired keys lazily; reads ignore them at once.
+SESSION_KEY_TTL_HOURS = setting(
+    "SESSION_KEY_TTL_HOURS", "int", default=24, check=lambda v: v >= 1, hint="hours, 1 or more"
+)
 # One pooled connection per server thread at least (runserver and gunicorn threads).
 DYNAMODB_MAX_POOL_CONNECTIONS = 32
 # A request's deadline: a page whose engine hangs fails (503) within a few seconds instead of

@@ -14,10 +14,11 @@ Definitions (the README quotes them):
   (a late back-dated record) leaves the streak alone.
 
 A session belongs to an existing learner who is not soft-deleted, and is dated between a year
-ago and now (a few minutes of clock drift allowed). It is written with the day's totals and
-the learner's in one transaction (stats/history.py): in the history if and only if in the
-totals. `UserStats.after_session` holds the rules; this module checks the input and the
-learner and writes.
+ago (and no earlier than the learner joined) and now (a few minutes of clock drift allowed).
+It is written with the day's totals and the learner's in one transaction (stats/history.py),
+with a check that the learner is still there: in the history if and only if in the totals.
+`UserStats.after_session` holds the rules; this module checks the input and the learner and
+writes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from dynamo_admin.models import ADDITION, CHANGE, AdminLog
 from users.models import User, validate_username
 
 from .history import (
+    CORRECTION,
     MAX_MINUTES_PER_SESSION,
     MAX_QUESTIONS_PER_SESSION,
     MAX_XP_PER_SESSION,
@@ -56,6 +58,7 @@ __all__ = [
     "accuracy_of",
     "efficiency_of",
     "percentage",
+    "record_correction",
     "record_session",
     "validate_session",
 ]
@@ -107,6 +110,14 @@ def validate_session(
         raise ValidationError(dict(errors))
 
 
+def learner_date_error(when: datetime, learner: User) -> str | None:
+    """Return why a session's date does not fit its learner (before they joined), or None."""
+    if learner.created_at is not None and when < learner.created_at:
+        joined = learner.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+        return f"Cannot be before the learner joined ({joined} UTC)."
+    return None
+
+
 def learner_for_session(username: str) -> User:
     """Return the learner a session is for, or raise a ValidationError on `username`."""
     learner = User.get_or_none(username, consistent_read=True)
@@ -145,6 +156,8 @@ def record_session(
     )
     learner = learner_for_session(username)
     started = when or now
+    if message := learner_date_error(started, learner):
+        raise ValidationError({"when": message})
     session = StudySession(
         username,
         session_id_for(started),
@@ -157,18 +170,59 @@ def record_session(
         source=source,
     )
     session.full_clean()  # the skill, against the catalog
+    return commit_session(session, learner, now, actor=actor, also=also)
+
+
+def record_correction(username: str, *, xp: int, reason: str, actor: str) -> UserStats:
+    """Correct a learner's XP by a session with a reason (source "correction"); return the stats.
+
+    Staff never type a total: a correction is a row of the history, summed like any session
+    (it counts for no session and leaves the streak), written with its History entry.
+    """
+    now = utcnow()
+    learner = learner_for_session(username)
+    session = StudySession(
+        username,
+        session_id_for(now),
+        started_at=now,
+        xp=xp,
+        questions_answered=0,
+        questions_correct=0,
+        minutes=0,
+        source=CORRECTION,
+        reason=(reason or "").strip() or None,
+    )
+    session.full_clean()
+    return commit_session(session, learner, now, actor=actor)
+
+
+def commit_session(
+    session: StudySession,
+    learner: User,
+    now: datetime,
+    *,
+    actor: str | None = None,
+    also: Callable[[UserStats, StudySession], list[DynamoModel]] | None = None,
+) -> UserStats:
+    """Write a checked session with the totals it moves, retrying while the stats move."""
+    username = session.username
     for attempt in range(1, WRITE_ROUNDS + 1):
         stored = UserStats.get_or_none(username, consistent_read=True)
         after = UserStats.after_session(
             stored,
             learner,
-            xp=xp,
-            questions=questions,
-            correct=correct,
+            xp=session.xp,
+            questions=session.questions_answered,
+            correct=session.questions_correct,
             minutes=session.minutes,
             day=session.day,
             now=now,
+            counts=not session.is_correction,
         )
+        if after.xp < 0:
+            raise ValidationError(
+                {"xp": f"Would take the learner's XP below 0 (it is {stored.xp if stored else 0})."}
+            )
         news = [session]
         if actor is not None:
             news.append(history_entry(stored, after, session, actor))
@@ -183,11 +237,6 @@ def record_session(
         time.sleep(backoff_delay(attempt))
     else:
         raise ConflictError(f"Could not record a session for {username}: too much contention.")
-    # A soft delete landing between the read above and the write would have its "off the
-    # board" undone by this session: look again, and take the learner off if so.
-    if User.get(username, consistent_read=True).is_deleted:
-        UserStats.show_on_board(username, visible=False)
-        after.refresh(consistent_read=True)
     return after
 
 
@@ -203,6 +252,13 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
     connection = UserStats._get_connection().connection  # metered like every call
     try:
         with TransactWrite(connection=connection) as transaction:
+            # The learner must still be there and not deleted: a hard delete claims them
+            # (soft-deleted) before reading their history, so no session lands unseen.
+            transaction.condition_check(
+                User,
+                session.username,
+                condition=User.username.exists() & User.deleted_at.does_not_exist(),
+            )
             for item in news:
                 item.stamp()
                 transaction.save(item)  # a new item: its version must not exist yet
@@ -210,7 +266,7 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
                 day,
                 actions=[
                     StudyDay.xp.add(session.xp),
-                    StudyDay.sessions.add(1),
+                    StudyDay.sessions.add(0 if session.is_correction else 1),
                     StudyDay.minutes.add(session.minutes),
                     StudyDay.created_at.set(StudyDay.created_at | session.updated_at),
                     StudyDay.updated_at.set(session.updated_at),
@@ -220,8 +276,11 @@ def write_session(news: list[DynamoModel], after: UserStats) -> bool:
             transaction.update(after, actions=after.session_actions())
     except TransactWriteError as exc:
         reasons = [getattr(reason, "code", None) for reason in exc.cancellation_reasons or []]
-        # Puts come first in the request, then the day's and the stats' updates.
-        for item, code in zip(news, reasons, strict=False):
+        # The learner's check comes first in the request, then the puts, then the updates.
+        if reasons and reasons[0] == CONDITION_FAILED:
+            learner_for_session(session.username)  # names why: gone, or deleted meanwhile
+            raise ConflictError(f"{session.username} is being deleted.") from exc
+        for item, code in zip(news, reasons[1:], strict=False):
             if code == CONDITION_FAILED:
                 raise AlreadyExists(f"The {item.verbose_name} {item} is recorded already.") from exc
         if not reasons or any(code not in (None, CONDITION_FAILED, CONFLICT) for code in reasons):
@@ -258,4 +317,5 @@ def session_fields(session: StudySession) -> dict[str, Any]:
         "minutes": session.minutes,
         "skill_id": session.skill_id,
         "source": session.source,
+        **({"reason": session.reason} if session.reason else {}),
     }

@@ -18,8 +18,8 @@ from dynamo_admin.sources import IndexQuery
 from users.admin import UserAdmin
 from users.models import User
 
-from .activity import record_session
-from .forms import StudySessionForm
+from .activity import record_correction, record_session
+from .forms import CorrectionForm, StudySessionForm
 from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 
@@ -61,13 +61,34 @@ class ReminderBucketFilter(IndexFilter):
         return [(reminder_bucket(now + timedelta(hours=h)),) * 2 for h in range(6)]
 
 
+# What a learner's study history adds up to, and the streak it gives: never typed.
+TOTALS = (
+    *METRICS,
+    "sessions",
+    "questions_answered",
+    "questions_correct",
+    "minutes_studied",
+    "last_active_day",
+    "streak_expires_on",
+)
+REMINDER_WORKER_FIELDS = (
+    "next_reminder_bucket",
+    "last_reminded_at",
+    "reminder_claim",
+    "reminder_lease_until",
+    "reminder_attempts",
+    "last_reminder_error",
+)
+
+
 class UserStatsInline(StackedInline):
     """A learner's stats on the learner's page: stats depend on users, not the reverse."""
 
     model = UserStats
     fk_name = "username"
-    fields = ("xp", "streak", "efficiency", "accuracy", "next_reminder_at", "leaderboard_partition")
-    readonly_fields = ("leaderboard_partition",)
+    fields = (*METRICS, "sessions", "next_reminder_at", "leaderboard_partition")
+    # Totals are what the study history adds up to: only a recorded session moves them.
+    readonly_fields = (*TOTALS, "leaderboard_partition")
     max_num = 1
     verbose_name_plural = "stats"
 
@@ -105,20 +126,60 @@ class UserStatsAdmin(DynamoModelAdmin):
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
+    fieldsets = (
+        (None, {"fields": ("username",)}),
+        ("Totals", {"fields": TOTALS}),
+        ("Reminders", {"fields": ("reminder_hour", "next_reminder_at", *REMINDER_WORKER_FIELDS)}),
+        ("Leaderboard", {"fields": ("name", "leaderboard_partition")}),
+        ("Record", {"fields": ("created_at", "updated_at", "version")}),
+    )
     readonly_fields = (
+        *TOTALS,  # the study history's sums: a recorded session moves them
+        *REMINDER_WORKER_FIELDS,  # send_reminders' own bookkeeping
         "name",  # copied from the user; follows renames
         "leaderboard_partition",
-        "next_reminder_bucket",
-        "last_reminded_at",
     )
-    actions = ["record_study_session"]
+    actions = ["record_study_session", "correct_xp"]
+
+    @action(permissions=["change"], description="Correct XP (with a reason)")
+    def correct_xp(self, request, items):
+        """Ask how much XP and why, then record a correction in each learner's history."""
+        form = CorrectionForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            corrected = 0
+            for item in items:
+                try:
+                    record_correction(
+                        item.username, **form.cleaned_data, actor=request.user.get_username()
+                    )
+                except ValidationError as exc:
+                    if len(items) == 1:
+                        form.add_error(None, exc.messages)
+                        break
+                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                    continue
+                corrected += 1
+            else:
+                messages.success(
+                    request,
+                    ngettext(
+                        "Corrected the XP of %(count)d learner.",
+                        "Corrected the XP of %(count)d learners.",
+                        corrected,
+                    )
+                    % {"count": corrected},
+                )
+                return None
+        return self.action_form_page(
+            request, form, items, "correct_xp", "Correct XP", "correct_xp.html"
+        )
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):
         """Ask for the session's figures, then record it for each selected user."""
         form = StudySessionForm(request.POST if "apply" in request.POST else None)
         if form.is_bound and form.is_valid():
-            recorded = 0
+            recorded, refusals = 0, []
             for item in items:
                 try:
                     record_session(
@@ -128,31 +189,49 @@ class UserStatsAdmin(DynamoModelAdmin):
                         actor=request.user.get_username(),
                     )
                 except ValidationError as exc:
-                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                    refusals.append((item, exc))
                     continue
                 recorded += 1
-            messages.success(
-                request,
-                ngettext(
-                    "Recorded a study session for %(count)d learner.",
-                    "Recorded a study session for %(count)d learners.",
-                    recorded,
+            if len(items) == 1 and refusals:
+                form.show_errors(refusals[0][1])  # one learner: say why on the form, as forms do
+            else:
+                for item, exc in refusals:
+                    messages.error(request, f"{item.username}: {'; '.join(exc.messages)}")
+                messages.success(
+                    request,
+                    ngettext(
+                        "Recorded a study session for %(count)d learner.",
+                        "Recorded a study session for %(count)d learners.",
+                        recorded,
+                    )
+                    % {"count": recorded},
                 )
-                % {"count": recorded},
-            )
-            return None
+                return None
+        return self.action_form_page(
+            request,
+            form,
+            items,
+            "record_study_session",
+            "Record a study session",
+            "record_session.html",
+        )
+
+    def action_form_page(
+        self, request, form, items: list[UserStats], name: str, title: str, template: str
+    ):
+        """Render an action's page: its form for the selected learners."""
         context = {
             **self.admin_site.each_context(request),
-            "title": "Record a study session",
+            "title": title,
             "subtitle": None,
             "opts": self.opts,
             "form": form,
             "items": items,
             "selected": [object_id(item) for item in items],
-            "action_name": "record_study_session",
+            "action_name": name,
         }
         request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.templates("record_session.html"), context)
+        return TemplateResponse(request, self.templates(template), context)
 
 
 @register(StudySession)
@@ -168,6 +247,7 @@ class StudySessionAdmin(DynamoModelAdmin):
         "minutes",
         "skill_id",
         "source",
+        "reason",
     )
     # `?q=ada` is one Query on the learner's partition, newest first.
     search_fields = ("=username",)

@@ -14,6 +14,7 @@ from .activity import (
     record_session,
     session_date_error,
 )
+from .history import MAX_REASON_LENGTH
 from .models import UserStats
 
 
@@ -48,11 +49,33 @@ class StudySessionForm(forms.Form):
             self.add_error("correct", "Cannot exceed the questions answered.")
         return data
 
-    def save(self, username: str) -> UserStats:
+    def save(self, username: str, actor: str | None = None) -> UserStats:
         """Record the session for `username`; errors land on the form's fields."""
         try:
-            return record_session(username, **self.cleaned_data, source="admin")
+            return record_session(username, **self.cleaned_data, source="admin", actor=actor)
         except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                self.add_error(field if field in self.fields else None, messages)
+            self.show_errors(exc)
             raise
+
+    def show_errors(self, exc: ValidationError) -> None:
+        """Put a refusal of record_session on the fields it names (the rest above them)."""
+        for field, messages in exc.message_dict.items():
+            self.add_error(field if field in self.fields else None, messages)
+
+
+class CorrectionForm(forms.Form):
+    """An XP correction: how much to add (negative to take away) and why."""
+
+    xp = forms.IntegerField(
+        label="XP to add",
+        min_value=-MAX_XP_PER_SESSION,
+        max_value=MAX_XP_PER_SESSION,
+        help_text="Negative to take XP away. Recorded in the study history with the reason.",
+    )
+    reason = forms.CharField(max_length=MAX_REASON_LENGTH, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def clean_xp(self):
+        xp = self.cleaned_data["xp"]
+        if xp == 0:
+            raise ValidationError("A correction of 0 XP changes nothing.")
+        return xp

@@ -13,32 +13,41 @@ it is in the totals, and `verify_stats` can recompute every learner's totals fro
 - `session-keys` (username; key): a client's Idempotency-Key (its SHA-256), the fingerprint of
   the request it came with and the answer given, put in the same transaction with the key
   required to be free: the same key again finds the answer instead of adding a session.
+  A key lives SESSION_KEY_TTL_HOURS (24): past it, it reads as absent and the same key
+  records a new session; DynamoDB TTL removes it later (`expires_at`, epoch seconds).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from pynamodb.attributes import (
     JSONAttribute,
     NumberAttribute,
+    TTLAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
 )
 
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
-from dynamo.models import DynamoMeta, DynamoModel
-from dynamo.validators import FieldErrors, number_between, one_of, whole_number
+from dynamo.exceptions import ConflictError
+from dynamo.models import DynamoMeta, DynamoModel, utcnow
+from dynamo.validators import FieldErrors, length_between, number_between, one_of, whole_number
 from users.models import validate_username
 
-SOURCES = ("admin", "api", "seed")
+# A correction is staff's XP adjustment with a reason: summed like a session, counted as none.
+CORRECTION = "correction"
+SOURCES = ("admin", "api", "seed", CORRECTION)
+MAX_REASON_LENGTH = 500
 MAX_XP_PER_SESSION = 100_000
 MAX_QUESTIONS_PER_SESSION = 10_000
 MAX_MINUTES_PER_SESSION = 24 * 60
@@ -75,10 +84,16 @@ class StudySession(DynamoModel):
     questions_correct = NumberAttribute(default=0)
     minutes = NumberAttribute()
     skill_id = UnicodeAttribute(null=True)  # a catalog skill, checked like a user-skill's
-    source = UnicodeAttribute()  # admin, api or seed
+    source = UnicodeAttribute()  # admin, api, seed or correction
+    reason = UnicodeAttribute(null=True)  # why staff corrected the XP (corrections only)
 
     # The catalog skill a batch path already holds (seed), so clean() need not read it.
     given_skill: Skill | None = None
+
+    @property
+    def is_correction(self) -> bool:
+        """Return whether this is staff's correction rather than a study session."""
+        return self.source == CORRECTION
 
     @property
     def day(self) -> date:
@@ -91,6 +106,8 @@ class StudySession(DynamoModel):
             errors.check("username", validate_username, self.username)
         errors.require("session_id", self.session_id)
         errors.require("started_at", self.started_at)
+        if self.is_correction:
+            return self.correction_errors(errors)
         errors.check("xp", whole_number(0, MAX_XP_PER_SESSION), self.xp)
         for name in ("questions_answered", "questions_correct"):
             errors.check(name, whole_number(0, MAX_QUESTIONS_PER_SESSION), getattr(self, name))
@@ -107,6 +124,20 @@ class StudySession(DynamoModel):
             errors.check("skill_id", validate_skill_id, self.skill_id)
         if errors.require("source", self.source):
             errors.check("source", one_of(SOURCES), self.source)
+        if self.reason is not None:
+            errors.add("reason", "Only a correction carries a reason.")
+        return errors
+
+    def correction_errors(self, errors: FieldErrors) -> FieldErrors:
+        """A correction moves XP only, by a whole number other than 0, and says why."""
+        errors.check("xp", whole_number(-MAX_XP_PER_SESSION, MAX_XP_PER_SESSION), self.xp)
+        if "xp" not in errors and self.xp == 0:
+            errors.add("xp", "A correction of 0 XP changes nothing.")
+        for name in ("questions_answered", "questions_correct", "minutes"):
+            if getattr(self, name):
+                errors.add(name, "A correction moves XP only.")
+        if errors.require("reason", self.reason):
+            errors.check("reason", length_between(1, MAX_REASON_LENGTH), self.reason)
         return errors
 
     def clean(self) -> None:
@@ -169,6 +200,37 @@ class StudyDay(DynamoModel):
         return errors
 
     @classmethod
+    def mend(cls, username: str, day: str, stored: StudyDay | None, wanted: Any) -> bool:
+        """Write a day's totals as its sessions give them, if unchanged since read; False if not.
+
+        `wanted` is a `DayTotals`, None for a day no session falls on (deleted). Each is conditional
+        on the version read (a session moves it), or on the day being absent still.
+        """
+        if stored is None:
+            condition = cls.day.does_not_exist()
+        elif stored.version is None:
+            condition = cls.version.does_not_exist()
+        else:
+            condition = cls.version == stored.version
+        if wanted is None:
+            if stored is None:
+                return True
+            try:
+                stored.delete(condition=condition, add_version_condition=False)
+            except ConflictError:
+                return False
+            return True
+        now = utcnow()
+        actions = [
+            cls.xp.set(wanted.xp),
+            cls.sessions.set(wanted.sessions),
+            cls.minutes.set(wanted.minutes),
+            cls.created_at.set(cls.created_at | now),
+            cls.updated_at.set(now),
+        ]
+        return cls.apply(username, actions, condition, range_key=day) is not None
+
+    @classmethod
     def since(cls, username: str, first_day: date):
         """Return a learner's days from `first_day` on, oldest first (one Query)."""
         return cls.query(username, range_key_condition=cls.day >= first_day.isoformat())
@@ -189,11 +251,36 @@ class SessionKey(DynamoModel):
     fingerprint = UnicodeAttribute()  # SHA-256 of the request the key first came with
     session_id = UnicodeAttribute(null=True)
     answer = JSONAttribute(null=True)  # what the first call answered: status, body, etag
+    # Epoch seconds: DynamoDB TTL deletes the key some time (up to days) after it.
+    expires_at = TTLAttribute(null=True)
 
     @staticmethod
     def digest(text: str) -> str:
         """Return the SHA-256 hex digest of a text."""
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def stamp(self) -> None:
+        super().stamp()
+        if self.expires_at is None:
+            self.expires_at = self.created_at + timedelta(hours=settings.SESSION_KEY_TTL_HOURS)
+
+    def has_expired(self, now: datetime) -> bool:
+        """Return whether the key is past its expiry (TTL may not have deleted it yet)."""
+        return self.expires_at is not None and self.expires_at <= now
+
+    @classmethod
+    def live(cls, username: str, key: str, now: datetime | None = None) -> SessionKey | None:
+        """Return the stored key unless absent or expired; an expired one is deleted first.
+
+        Deleted on the expiry read, so the retry's new key can be put (a new key must be free).
+        """
+        named = cls.get_or_none(username, key, consistent_read=True)
+        if named is None or not named.has_expired(now or utcnow()):
+            return named
+        # Another retry may have deleted it first, or put its own: the put then decides.
+        with contextlib.suppress(ConflictError):
+            named.delete(condition=cls.expires_at == named.expires_at, add_version_condition=False)
+        return None
 
 
 @dataclass(frozen=True)
@@ -215,7 +302,7 @@ class Totals:
             questions_answered=exact_sum(s.questions_answered for s in items),
             questions_correct=exact_sum(s.questions_correct for s in items),
             minutes_studied=exact_sum(s.minutes for s in items),
-            sessions=len(items),
+            sessions=sum(1 for s in items if not s.is_correction),
         )
 
     @classmethod
@@ -228,6 +315,39 @@ class Totals:
             minutes_studied=stats.minutes_studied or 0,
             sessions=int(stats.sessions or 0),
         )
+
+
+@dataclass(frozen=True)
+class DayTotals:
+    """What one UTC day's sessions add up to: a study day's XP, sessions and minutes."""
+
+    xp: float = 0
+    sessions: int = 0
+    minutes: float = 0
+
+    FIELDS = ("xp", "sessions", "minutes")
+
+    @classmethod
+    def by_day(cls, sessions: Iterable[StudySession]) -> dict[str, DayTotals]:
+        """Return {YYYY-MM-DD: totals} of the days the sessions fall on (exact sums)."""
+        days: dict[str, list[StudySession]] = {}
+        for session in sessions:
+            days.setdefault(session.day.isoformat(), []).append(session)
+        return {
+            day: cls(
+                xp=exact_sum(s.xp for s in items),
+                sessions=sum(1 for s in items if not s.is_correction),
+                minutes=exact_sum(s.minutes for s in items),
+            )
+            for day, items in days.items()
+        }
+
+    @classmethod
+    def stored_in(cls, day: StudyDay | None) -> DayTotals:
+        """Return the totals a study day holds (zero for a day not stored)."""
+        if day is None:
+            return cls()
+        return cls(xp=day.xp or 0, sessions=int(day.sessions or 0), minutes=day.minutes or 0)
 
 
 def history_of(username: str) -> list[StudySession]:

@@ -336,13 +336,16 @@ class UserStats(DynamoModel):
         minutes: float,
         day: date,
         now: datetime,
+        counts: bool = True,
     ) -> UserStats:
         """Return the stats as one more session leaves them (the stored item's version kept).
 
         The totals add up exactly (decimal, as DynamoDB's ADD); accuracy and efficiency follow
         the new totals; the streak: a session on or before the last active day leaves it, on
         the next day adds one, after a gap starts it at 1, and a back-dated day whose streak
-        has broken since counts with none. The caller writes it conditional on the version.
+        has broken since counts with none. A correction (`counts` False) moves the sums but
+        is no session: the count and the streak stay. The caller writes it conditional on the
+        version.
         """
         from .history import exact_sum  # the history module imports this one
 
@@ -351,13 +354,13 @@ class UserStats(DynamoModel):
         after.questions_answered = exact_sum([after.questions_answered or 0, questions])
         after.questions_correct = exact_sum([after.questions_correct or 0, correct])
         after.minutes_studied = exact_sum([after.minutes_studied or 0, minutes])
-        after.sessions = int(after.sessions or 0) + 1
+        after.sessions = int(after.sessions or 0) + int(counts)
         after.accuracy, after.efficiency = after.derived_metrics()
         today, yesterday = day.isoformat(), (day - timedelta(days=1)).isoformat()
         expires = (day + timedelta(days=2)).isoformat()
         last = after.last_active_day
-        if last is not None and last >= today:
-            pass  # the same day, or a late back-dated record: the streak stays
+        if not counts or (last is not None and last >= today):
+            pass  # a correction, the same day, or a late back-dated record: the streak stays
         elif expires <= now.date().isoformat():
             after.streak, after.last_active_day, after.streak_expires_on = 0, today, None
         else:

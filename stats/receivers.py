@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from dynamo.batch import batch_delete
+from dynamo.batch import Partition
 from dynamo.models import DynamoModel, utcnow
 from dynamo_admin.models import AdminLog
-from users.signals import deletion_changed, demo_learner_made, purging, renamed
+from users.signals import deletion_changed, demo_learner_made, owned, purging, renamed
 
 from . import reminders
 from .demo import demo_stats
@@ -40,13 +40,10 @@ def delete_purged_stats(sender, user, **kwargs) -> tuple[str, int]:
     return ("stats", int(stats is not None))
 
 
-@receiver(purging)
-def delete_purged_history(sender, user, **kwargs) -> tuple[str, int]:
-    """Delete a purged learner's study sessions, with their days and Idempotency-Keys."""
-    sessions = batch_delete(StudySession, StudySession.query(user.username))
-    batch_delete(StudyDay, StudyDay.query(user.username))
-    batch_delete(SessionKey, SessionKey.query(user.username))
-    return ("study sessions", sessions)
+@receiver(owned)
+def study_history_of(sender, user, **kwargs) -> list[Partition]:
+    """Give a hard delete the learner's study sessions, days and Idempotency-Keys."""
+    return [Partition(model, user.username) for model in (StudySession, StudyDay, SessionKey)]
 
 
 @receiver(demo_learner_made)

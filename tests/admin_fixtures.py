@@ -12,7 +12,7 @@ from django.test import Client
 
 from catalog.models import Skill
 from stats.models import UserStats
-from tests.helpers import totals_for
+from tests.helpers import joined_long_ago, totals_for
 from users.models import User, UserSkill
 
 
@@ -67,6 +67,7 @@ def python(dynamo) -> Skill:
 def alice(dynamo, python) -> User:
     """Alice, with a Python skill and stats."""
     user = User("alice", name="Alice Liddell", email="alice@example.com")
+    user.created_at = joined_long_ago()  # before any back-dated session a test records
     user.save()
     UserSkill.for_catalog("alice", python, proficiency="Expert", years=6).save()
     UserStats("alice", xp=120, streak=3, **totals_for(75.5, 50)).save()

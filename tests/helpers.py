@@ -10,6 +10,15 @@ from dynamo import backup, tables
 from dynamo.batch import batch_delete
 
 
+def joined_long_ago():
+    """Return a sign-up time before any back-dated session a test records (400 days ago)."""
+    from datetime import timedelta
+
+    from dynamo.models import utcnow
+
+    return utcnow() - timedelta(days=400)
+
+
 def snapshot() -> list[str]:
     """Every stored item of every table as a sorted list of backup lines."""
     return sorted(
@@ -65,4 +74,8 @@ def learners_for(usernames: list[str]) -> None:
     from dynamo.batch import batch_put
     from users.models import User
 
-    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u in usernames])
+    joined = joined_long_ago()
+    batch_put(
+        User,
+        [User(u, name=u.title(), email=f"{u}@example.com", created_at=joined) for u in usernames],
+    )

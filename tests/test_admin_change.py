@@ -142,7 +142,8 @@ def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
     page = response.content.decode()
     assert calls(response) <= 3
     assert 'name="userskill-0-proficiency"' in page and 'value="6"' in page
-    assert 'name="userstats-0-xp"' in page and 'value="120"' in page
+    # Totals are the study history's sums: shown, never an input.
+    assert 'name="userstats-0-xp"' not in page and "120" in page
     assert f"{calls(response)} DynamoDB calls" in page
 
 
@@ -206,7 +207,8 @@ def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
     go = UserSkill.get("alice", "go")
     assert (go.skill_name, go.proficiency, go.years) == ("Go", "Beginner", 1)
     stats = UserStats.get("alice")
-    assert (stats.xp, stats.next_reminder_bucket) == (500, "2030-01-02-03")
+    # The posted XP is no field of the form: only a recorded session moves a total.
+    assert (stats.xp, stats.next_reminder_bucket) == (120, "2030-01-02-03")
     assert User.get("alice").version == 1  # the user's own fields did not change
 
 
@@ -333,7 +335,8 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
                 "userskill-1-skill_id": "go",
                 "userskill-1-proficiency": "Beginner",
                 "userskill-1-years": "1",
-                "userstats-0-xp": "500",
+                "userstats-0-next_reminder_at_0": "2030-01-02",
+                "userstats-0-next_reminder_at_1": "03:04:05",
             }
         ),
     )
@@ -353,7 +356,11 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
     assert (go.skill_name, go.proficiency, go.version) == ("Go", "Beginner", 1)
     stats = UserStats.get("alice")
     # The name copied in after the rename keeps the version: nobody edited the stats.
-    assert (stats.xp, stats.version, stats.leaderboard_partition) == (500, 2, "ALL")
+    assert (stats.next_reminder_bucket, stats.version, stats.leaderboard_partition) == (
+        "2030-01-02-03",
+        2,
+        "ALL",
+    )
     assert [e.action for e in AdminLog.history(user)] == ["change"]
     assert [e.action for e in AdminLog.history(python_row)] == ["change"]
     assert [e.action for e in AdminLog.history(go)] == ["add"]
@@ -500,11 +507,13 @@ def test_the_name_copied_onto_the_stats_does_not_make_an_older_page_refuse(admin
     alice.name = "Alice Pleasance"
     alice.save()  # the receiver copies the name onto the stats
 
-    response = admin_client_.post("/admin/stats/userstats/alice/change/", {**shown, "xp": "200"})
+    response = admin_client_.post(
+        "/admin/stats/userstats/alice/change/", {**shown, "reminder_hour": "7"}
+    )
 
     assert response.status_code == 302, response.content.decode()
     stats = UserStats.get("alice")
-    assert (stats.xp, stats.name) == (200, "Alice Pleasance")
+    assert (stats.reminder_hour, stats.name) == (7, "Alice Pleasance")
 
 
 def test_an_unusable_password_reads_no_password_set_as_in_django(admin_client_, alice):

@@ -97,16 +97,16 @@ def test_staff_add_a_learner_with_two_skills_and_stats_in_one_save(watched, site
     choose_skill(page, 1, "Go", "Go (go)")
     page.select_option("#id_userskill-1-proficiency", "Beginner")
     page.fill("#id_userskill-1-years", "1")
-    page.fill("#id_userstats-0-xp", "40")
-    page.fill("#id_userstats-0-streak", "2")
-    page.fill("#id_userstats-0-efficiency", "0")
-    page.fill("#id_userstats-0-accuracy", "0")
+    page.fill("#id_userstats-0-next_reminder_at_0", "2030-01-02")
+    page.fill("#id_userstats-0-next_reminder_at_1", "03:04:05")
     page.click("input[name=_save]")
 
     assert "was added successfully" in page.inner_text(".messagelist")
     stored = {(s.skill_id, s.proficiency, s.years) for s in UserSkill.query("bob")}
     assert stored == {("python", "Expert", 5), ("go", "Beginner", 1)}
-    assert UserStats.get("bob").xp == 40
+    # Totals start at 0: only recorded sessions move them.
+    stats = UserStats.get("bob")
+    assert (stats.xp, stats.next_reminder_bucket) == (0, "2030-01-02-03")
     assert problems == []
 
 

@@ -87,7 +87,7 @@ def test_the_users_admin_does_not_import_the_stats_app():
 def test_the_stats_app_attaches_its_inline_to_the_learners_page(admin_client_, alice):
     page = admin_client_.get("/admin/users/user/alice/change/").content.decode()
 
-    assert 'name="userstats-0-xp"' in page
+    assert 'name="userstats-0-next_reminder_at_0"' in page
 
 
 def test_the_study_session_action_uses_the_stats_form_and_its_rules(admin_client_, alice):

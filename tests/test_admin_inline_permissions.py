@@ -166,9 +166,16 @@ def test_a_user_with_the_inline_permissions_still_edits_the_rows(db, alice):
     )
 
     response = client.post(
-        ALICE_CHANGE, user_form(**{"userskill-0-years": "7", "userstats-0-xp": "130"})
+        ALICE_CHANGE,
+        user_form(
+            **{
+                "userskill-0-years": "7",
+                "userstats-0-next_reminder_at_0": "2030-01-02",
+                "userstats-0-next_reminder_at_1": "03:04:05",
+            }
+        ),
     )
 
     assert response.status_code == 302, response.content.decode()
     assert UserSkill.get("alice", "python").years == 7
-    assert UserStats.get("alice").xp == 130
+    assert UserStats.get("alice").next_reminder_bucket == "2030-01-02-03"

@@ -34,10 +34,8 @@ def add_post(rows: list[dict[str, str]], **overrides) -> dict[str, str]:
         "userstats-INITIAL_FORMS": "0",
         "userstats-MIN_NUM_FORMS": "0",
         "userstats-MAX_NUM_FORMS": "1",
-        "userstats-0-xp": "40",
-        "userstats-0-streak": "2",
-        "userstats-0-efficiency": "0",
-        "userstats-0-accuracy": "0",
+        "userstats-0-next_reminder_at_0": "2030-01-02",
+        "userstats-0-next_reminder_at_1": "03:04:05",
     }
     for n, row in enumerate(rows):
         data.update({f"userskill-{n}-{name}": value for name, value in row.items()})
@@ -52,7 +50,8 @@ def test_the_add_page_shows_a_blank_skill_row_the_stats_and_the_row_to_copy(admi
     page = admin_client_.get(ADD).content.decode()
 
     assert 'name="userskill-0-skill_id"' in page
-    assert 'name="userstats-0-xp"' in page
+    assert 'name="userstats-0-next_reminder_at_0"' in page
+    assert 'name="userstats-0-xp"' not in page  # a new learner's totals start at 0
     assert 'id="userskill-empty"' in page and 'name="userskill-__prefix__-skill_id"' in page
     assert "data-inline-formset=" in page and "admin/js/inlines" in page
 
@@ -68,7 +67,7 @@ def test_a_learner_with_two_skills_and_stats_is_added_in_one_save(admin_client_,
         ("go", "Go", "Beginner"),
         ("python", "Python", "Expert"),
     ]
-    assert (UserStats.get("bob").xp, UserStats.get("bob").name) == (40, "Bob")
+    assert (UserStats.get("bob").xp, UserStats.get("bob").name) == (0, "Bob")
     # Each item went with its history entry in the one transaction.
     assert [e.action for e in AdminLog.history(User.get("bob"))] == ["add"]
 

@@ -12,6 +12,7 @@ from stats.activity import record_session
 from stats.history import StudySession, Totals, history_of
 from stats.models import UserStats
 from tests.admin_fixtures import calls
+from tests.helpers import joined_long_ago
 from users.models import User
 
 CHANGELIST = "/admin/stats/studysession/"
@@ -20,7 +21,12 @@ CHANGELIST = "/admin/stats/studysession/"
 @pytest.fixture
 def sessions(dynamo):
     for username in ("ada", "bob"):
-        User(username, name=username.title(), email=f"{username}@example.com").save()
+        User(
+            username,
+            name=username.title(),
+            email=f"{username}@example.com",
+            created_at=joined_long_ago(),
+        ).save()
     for days_ago in (3, 1, 2):
         when = utcnow() - timedelta(days=days_ago)
         record_session("ada", xp=days_ago * 10, questions=2, correct=1, minutes=4, when=when)

@@ -147,3 +147,22 @@ def test_every_operation_but_the_public_ones_needs_credentials(dynamo, alice, an
             else:
                 assert response.status_code == 401, (method, template)
     assert UserSkill.get("alice", "python") and User.get("alice").version == alice.version
+
+
+def test_no_request_body_takes_a_total(client, db):
+    # Totals are the study history's sums: the only write near them is a session's own XP.
+    document = client.get("/api/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    totals = {"streak", "efficiency", "accuracy", "sessions", "minutes_studied"}
+    taking = {}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is None:
+                continue
+            name = body["schema"]["$ref"].rsplit("/", 1)[-1]
+            fields = set(schemas[name].get("properties", {}))
+            if fields & (totals | {"xp"}):
+                taking[f"{method.upper()} {path}"] = sorted(fields & (totals | {"xp"}))
+
+    assert taking == {"POST /api/learners/{username}/sessions": ["xp"]}

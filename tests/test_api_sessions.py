@@ -8,7 +8,7 @@ from stats.history import SessionKey, StudySession, Totals, history_of
 from stats.models import UserStats
 from tests import moto_atomic
 from tests.api_fixtures import problem_of
-from tests.helpers import run_together
+from tests.helpers import joined_long_ago, run_together
 from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes
@@ -18,7 +18,7 @@ URL = "/api/learners/bob/sessions"
 
 @pytest.fixture
 def bob(dynamo) -> User:
-    user = User("bob", name="Bob Dylan", email="bob@example.com")
+    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
     user.save()
     return user
 

@@ -13,6 +13,7 @@ from dynamo.models import utcnow
 from stats.activity import record_session
 from stats.learner import SESSIONS_PER_PAGE, calendar_start
 from tests.admin_fixtures import calls
+from tests.helpers import joined_long_ago
 from users.models import User, UserSkill
 
 NOW = utcnow()
@@ -30,7 +31,7 @@ def ada(dynamo) -> User:
     go = Skill("go", name="Go", category="Programming")
     python.save()
     go.save()
-    user = User("ada", name="Ada Lovelace", email="ada@example.com")
+    user = User("ada", name="Ada Lovelace", email="ada@example.com", created_at=joined_long_ago())
     user.save()
     UserSkill.for_catalog("ada", go, proficiency="Advanced", years=4).save()
     UserSkill.for_catalog("ada", python, proficiency="Expert", years=7).save()

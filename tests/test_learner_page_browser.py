@@ -10,6 +10,7 @@ from catalog.models import Skill
 from dynamo.models import utcnow
 from stats.activity import record_session
 from tests.browser_fixtures import watch
+from tests.helpers import joined_long_ago
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -20,7 +21,12 @@ def site(dynamo, live_server):
     python = Skill("python", name="Python", category="Programming")
     python.save()
     for username, xp in (("ada", 90), ("grace", 40)):
-        User(username, name=f"{username.title()} Example", email=f"{username}@example.com").save()
+        User(
+            username,
+            name=f"{username.title()} Example",
+            email=f"{username}@example.com",
+            created_at=joined_long_ago(),
+        ).save()
         UserSkill.for_catalog(username, python, proficiency="Expert", years=6).save()
         for days_ago in range(0, 200, 9):
             when = utcnow() - timedelta(days=days_ago)

@@ -115,7 +115,7 @@ def test_the_admin_shows_a_40_digit_number_as_a_field_error_and_stores_nothing(
 ):
     before = snapshot()
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userstats-0-xp": FORTY_DIGITS})
+        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-years": FORTY_DIGITS})
     )
 
     assert response.status_code == 200
@@ -127,7 +127,7 @@ def test_the_admin_shows_a_40_digit_number_as_a_field_error_and_stores_nothing(
 def test_the_admin_refuses_numbers_out_of_dynamodbs_range(admin_client_, alice, number):
     before = snapshot()
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userstats-0-efficiency": number})
+        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-years": number})
     )
 
     assert response.status_code == 200

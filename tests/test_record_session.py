@@ -13,7 +13,7 @@ from stats.activity import accuracy_of, efficiency_of, record_session
 from stats.forms import StudySessionForm
 from stats.models import UserStats, leaderboard_partition_for
 from tests import moto_atomic
-from tests.helpers import run_together
+from tests.helpers import joined_long_ago, run_together
 from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
@@ -31,7 +31,9 @@ def alice(request):
     """The learner the sessions are for (tests that need no engine get none)."""
     if "dynamo" in request.fixturenames:
         request.getfixturevalue("dynamo")
-        User("alice", name="Alice Liddell", email="alice@example.com").save()
+        User(
+            "alice", name="Alice Liddell", email="alice@example.com", created_at=joined_long_ago()
+        ).save()
 
 
 def test_the_first_session_creates_the_stats_item(dynamo):

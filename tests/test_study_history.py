@@ -17,7 +17,7 @@ from stats.activity import record_session
 from stats.history import SessionKey, StudyDay, StudySession, Totals, history_of, session_id_for
 from stats.models import UserStats
 from tests import moto_atomic
-from tests.helpers import run_together
+from tests.helpers import joined_long_ago, run_together
 from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes
@@ -28,7 +28,7 @@ YESTERDAY = NOW - timedelta(days=1)
 @pytest.fixture
 def bob(dynamo) -> User:
     Skill("python", name="Python", category="Programming").save()
-    user = User("bob", name="Bob Dylan", email="bob@example.com")
+    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
     user.save()
     return user
 

@@ -10,8 +10,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from dynamo import jobs
-from stats.activity import record_session
-from stats.history import Totals, history_of
+from dynamo_admin.models import AdminLog
+from stats.activity import record_correction, record_session
+from stats.history import DayTotals, StudyDay, Totals, history_of
 from stats.models import UserStats
 from users.models import User
 
@@ -38,7 +39,7 @@ def drift(username: str) -> None:
 
 
 def test_it_finds_nothing_when_the_totals_are_the_sums_of_the_history(learners):
-    assert "Every learner's totals match their history." in verify()
+    assert "Every learner's totals and study days match their history." in verify()
 
 
 def test_it_prints_the_drift_and_exits_non_zero_without_fix(learners):
@@ -130,7 +131,70 @@ def test_after_seed_api_and_admin_writes_the_totals_are_the_sums(dynamo, api_cli
         },
     )
 
-    assert "Every learner's totals match their history." in verify()
+    assert "Every learner's totals and study days match their history." in verify()
     for username in usernames:
         assert Totals.stored_in(UserStats.get(username)) == Totals.of(history_of(username))
     assert {s.source for u in usernames for s in history_of(u)} == {"seed", "api", "admin"}
+
+
+def test_a_drifted_study_day_is_named_by_learner_day_field_stored_and_expected(learners):
+    [day] = StudyDay.query("cat")
+    StudyDay.apply("cat", [StudyDay.xp.set(500)], range_key=day.day)
+
+    with pytest.raises(CommandError, match="1 learners' totals differ"):
+        call_command("verify_stats", stdout=(out := StringIO()))
+
+    assert f"cat {day.day}: xp 500 (history 42)" in out.getvalue()
+    assert "cat:" not in out.getvalue()  # the totals themselves are right
+
+
+def test_fix_mends_the_day_and_the_totals_and_logs_one_entry_by_the_command(learners):
+    [day] = StudyDay.query("cat")
+    StudyDay.apply("cat", [StudyDay.xp.set(500), StudyDay.sessions.set(9)], range_key=day.day)
+    drift("cat")
+
+    output = verify("--fix")
+
+    assert f"cat {day.day}: xp 500 (history 42), sessions 9 (history 2): fixed" in output
+    mended = StudyDay.get("cat", day.day)
+    assert (mended.xp, mended.sessions, mended.minutes) == (42, 2, 22.5)
+    [entry] = [e for e in AdminLog.history(UserStats("cat")) if e.user == "verify_stats"]
+    assert entry.changes == {
+        "xp": [999, 42],
+        "sessions": [5, 2],
+        f"{day.day} xp": [500, 42],
+        f"{day.day} sessions": [9, 2],
+    }
+    assert "match their history" in verify()
+
+
+def test_a_day_with_no_session_is_removed_and_a_missing_day_is_written(learners):
+    [day] = StudyDay.query("ann")
+    day.delete()
+    StudyDay("ann", "2020-01-01", xp=5, sessions=1, minutes=3).save()
+
+    output = verify("--fix")
+
+    assert (
+        f"ann {day.day}: xp 0 (history 42), sessions 0 (history 2), minutes 0 (history 22.5)"
+        in (output)
+    )
+    assert [d.day for d in StudyDay.query("ann")] == [day.day]
+    assert "match their history" in verify()
+
+
+def test_a_day_fix_is_conditional_on_the_version_it_read(learners):
+    [day] = StudyDay.query("ben")
+    read = StudyDay.get("ben", day.day)
+    record_session("ben", xp=1, questions=1, correct=1, minutes=1)  # moves the day after the read
+
+    assert StudyDay.mend("ben", day.day, read, DayTotals(xp=42, sessions=2, minutes=22.5)) is False
+    assert StudyDay.get("ben", day.day).xp == 43
+
+
+def test_a_correction_is_summed_by_verify_stats_and_counts_as_no_session(learners):
+    record_correction("ann", xp=-40, reason="Duplicate import of two sessions", actor="ada")
+
+    stats = UserStats.get("ann")
+    assert (stats.xp, stats.sessions) == (2, 2)
+    assert "match their history" in verify()

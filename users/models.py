@@ -26,7 +26,7 @@ from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.parallel import DEFAULT_THREADS, run_parallel
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
 
-from .signals import deletion_changed, renamed
+from .signals import deletion_changed, owned, renamed
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_.-]{3,30}")
 validate_username = RegexValidator(
@@ -161,8 +161,28 @@ class User(DynamoModel):
             return False
         return True
 
+    def claim_for_delete(self) -> None:
+        """Mark the user as being purged, on the version read (StaleVersion if it moved).
+
+        A session's transaction requires its learner not deleted, so from here on nothing is
+        recorded for them; soft-deleted too, so the gardener finishes a delete that died.
+        """
+        if self.purge_started_at is not None:
+            return  # claimed by a delete that did not finish: this one resumes it
+        now = utcnow()
+        actions = [User.purge_started_at.set(now)]
+        if self.deleted_at is None:
+            actions.append(User.deleted_at.set(now))
+        self.update(actions)
+
+    def owned_partitions(self) -> list:
+        """Return what other apps keep under the username, gathered by the `owned` signal."""
+        return [part for _, parts in owned.send(type(self), user=self) for part in parts]
+
     def purge_due(self, now: datetime, retention_days: int) -> bool:
-        """Return whether a soft-deleted user has outlived the retention period."""
+        """Return whether a soft-deleted user has outlived the retention, or a purge began."""
+        if self.purge_started_at is not None:
+            return True  # a purge or a hard delete that died half-way: finish it now
         return self.is_deleted and self.deleted_at <= now - timedelta(days=retention_days)
 
     def skills(self, limit: int | None = None) -> list[UserSkill]:

@@ -14,6 +14,12 @@ renamed = Signal()
 # ("stats", 1), for the command's report.
 purging = Signal()
 
+# Sent for a user about to be deleted for good (the admin's delete, the gardener's purge), with
+# `user`: a receiver returns the dynamo.batch.Partition list of the rows its app keeps under
+# the username (study sessions, days, keys). They are deleted after the user is claimed (no
+# new row can land) and before the user item, so a delete that dies is finished by a re-run.
+owned = Signal()
+
 # Sent by `seed` for each demo learner it makes, with `user`, `skills` (their user-skills),
 # `random_seed` and `now`: a
 # receiver returns a list of validated items to write for that learner (the same every time

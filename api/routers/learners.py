@@ -386,7 +386,7 @@ def replayed(username: str, key: str, fingerprint: str) -> HttpResponse | None:
     A key sent with another body is refused with 422: it names a session already recorded
     with other figures, so neither answering the old figures nor recording new ones is right.
     """
-    named = SessionKey.get_or_none(username, key, consistent_read=True)
+    named = SessionKey.live(username, key)
     if named is None:
         return None
     if named.fingerprint != fingerprint:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.management.base import CommandError
@@ -11,21 +11,50 @@ from dynamo import jobs, tables
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
 from dynamo.parallel import add_threads_argument, run_parallel
-from stats.history import Totals, history_of
+from dynamo_admin.models import CHANGE, AdminLog
+from stats.history import DayTotals, StudyDay, Totals, history_of
 from stats.models import UserStats
 
 JOB = "verify_stats"
+ACTOR = "verify_stats"  # the History entries' author: the command, not a staff member
 PAGE_SIZE = 200
 COMPARED = ("xp", "questions_answered", "questions_correct", "minutes_studied", "sessions")
 
 
 @dataclass
 class Check:
-    """One learner's outcome: `drift` names what differs; `fixed` None when not asked to."""
+    """One learner's outcome: `drift` names what differs; `fixed` None when not asked to.
+
+    `days` holds each study day that differs from its sessions: {day: {field: (stored,
+    expected)}}; `fixed` is True only when the totals and every day were mended.
+    """
 
     username: str
     drift: dict[str, tuple[Any, Any]]
+    days: dict[str, dict[str, tuple[Any, Any]]] = field(default_factory=dict)
     fixed: bool | None = None
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.drift or self.days)
+
+
+def day_drift(
+    stored: dict[str, StudyDay], wanted: dict[str, DayTotals]
+) -> dict[str, dict[str, tuple[Any, Any]]]:
+    """Return {day: {field: (stored, from its sessions)}} for every study day that differs."""
+    drift = {}
+    for day in sorted(stored.keys() | wanted.keys()):
+        have = DayTotals.stored_in(stored.get(day))
+        want = wanted.get(day, DayTotals())
+        fields = {
+            name: (getattr(have, name), getattr(want, name))
+            for name in DayTotals.FIELDS
+            if getattr(have, name) != getattr(want, name)
+        }
+        if fields:
+            drift[day] = fields
+    return drift
 
 
 def drift_of(stats: UserStats, totals: Totals) -> dict[str, tuple[Any, Any]]:
@@ -51,9 +80,10 @@ def drift_of(stats: UserStats, totals: Totals) -> dict[str, tuple[Any, Any]]:
 class Command(DynamoCommand):
     help = (
         "Recompute every learner's totals (XP, questions, right answers, minutes, sessions, and "
-        "the accuracy and efficiency they give) from their study history and print the "
-        "learners whose stored totals differ; --fix rewrites them, each conditional on the "
-        "version read. Resumable: a run that stops is continued by the next (its position is "
+        "the accuracy and efficiency they give) and each study day (XP, sessions, minutes) from "
+        "their study sessions and print what differs (learner, day, field, stored, expected); "
+        "--fix rewrites it, each conditional on the version read, with one History entry per "
+        "learner mended. Resumable: a run that stops is continued by the next (its position is "
         "kept in the jobs table) unless --restart. Exits 1 while drift is left unfixed."
     )
 
@@ -100,29 +130,65 @@ class Command(DynamoCommand):
                     break
                 jobs.store_state(JOB, {"after": start, "checked": checked})
         jobs.forget(JOB)
-        return [check for check in found if check.drift]
+        return [check for check in found if check.drifted]
 
     def handle_one(self, stats: UserStats) -> Check:
-        """Compare one learner's stored totals with their history; mend them with --fix."""
-        # A session landing after `stats` was read bumps its version: the fix is then refused.
-        totals = Totals.of(history_of(stats.username))
-        check = Check(stats.username, drift_of(stats, totals))
-        if check.drift and self.fix:
-            check.fixed = stats.mend_totals(totals)
+        """Compare one learner's totals and days with their sessions; mend them with --fix."""
+        # Read before the sessions: a session landing after them bumps the version of the
+        # stats and of its day, so a fix based on this read is then refused, not wrong.
+        days = {day.day: day for day in StudyDay.query(stats.username, consistent_read=True)}
+        sessions = history_of(stats.username)
+        totals, wanted = Totals.of(sessions), DayTotals.by_day(sessions)
+        check = Check(stats.username, drift_of(stats, totals), day_drift(days, wanted))
+        if check.drifted and self.fix:
+            self.mend(check, stats, totals, days, wanted)
         return check
 
+    def mend(
+        self,
+        check: Check,
+        stats: UserStats,
+        totals: Totals,
+        days: dict[str, StudyDay],
+        wanted: dict[str, DayTotals],
+    ) -> None:
+        """Rewrite what drifted, each conditionally; log what was mended in one entry."""
+        mended: dict[str, list[Any]] = {}
+        fixed = True
+        if check.drift:
+            if stats.mend_totals(totals):
+                mended.update({name: list(values) for name, values in check.drift.items()})
+            else:
+                fixed = False
+        for day, fields in check.days.items():
+            if StudyDay.mend(stats.username, day, days.get(day), wanted.get(day)):
+                mended.update({f"{day} {name}": list(v) for name, v in fields.items()})
+            else:
+                fixed = False
+        check.fixed = fixed
+        if mended:
+            # On the stats' History, beside the sessions: who mended what, from what to what.
+            AdminLog.record(UserStats(stats.username), CHANGE, ACTOR, mended)
+
     def report(self, checks: list[Check]) -> None:
-        drifted = [check for check in checks if check.drift]
+        drifted = [check for check in checks if check.drifted]
+        outcome = {True: ": fixed", False: ": changed meanwhile, not fixed", None: ""}
         for check in sorted(drifted, key=lambda c: c.username):
-            differences = ", ".join(
-                f"{name} {stored:g} (history {wanted:g})"
-                for name, (stored, wanted) in check.drift.items()
-            )
-            outcome = {True: ": fixed", False: ": changed meanwhile, not fixed", None: ""}
-            self.stdout.write(f"{check.username}: {differences}{outcome[check.fixed]}")
+            lines = []
+            if check.drift:
+                lines.append((check.username, check.drift))
+            lines += [(f"{check.username} {day}", fields) for day, fields in check.days.items()]
+            for where, fields in lines:
+                differences = ", ".join(
+                    f"{name} {stored:g} (history {wanted:g})"
+                    for name, (stored, wanted) in fields.items()
+                )
+                self.stdout.write(f"{where}: {differences}{outcome[check.fixed]}")
         unfixed = [check for check in drifted if not check.fixed]
         if not drifted:
-            self.stdout.write(self.style.SUCCESS("Every learner's totals match their history."))
+            self.stdout.write(
+                self.style.SUCCESS("Every learner's totals and study days match their history.")
+            )
         elif not unfixed:
             self.stdout.write(self.style.SUCCESS(f"Fixed the totals of {len(drifted)} learners."))
         else:

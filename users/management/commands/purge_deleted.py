@@ -80,7 +80,9 @@ class Command(DynamoCommand):
         fresh = User.get_or_none(user.username, consistent_read=True)
         if fresh is None:
             return Purge("gone")
-        restored = fresh.deleted_at is None or fresh.deleted_at > cutoff
+        restored = fresh.purge_started_at is None and (
+            fresh.deleted_at is None or fresh.deleted_at > cutoff
+        )
         if restored or (fresh.purge_started_at is None and not fresh.claim_for_purge(cutoff)):
             self.stdout.write(f"Kept {user.username}: restored since the index was read.")
             return Purge("restored")
@@ -90,6 +92,10 @@ class Command(DynamoCommand):
         others: dict[str, int] = {}
         for _, (what, count) in purging.send(type(self), user=fresh):
             others[what] = others.get(what, 0) + count
+        for partition in fresh.owned_partitions():
+            if count := partition.delete():
+                what = str(partition.model.verbose_name_plural)
+                others[what] = others.get(what, 0) + count
         try:
             fresh.delete(condition=User.purge_started_at.exists(), add_version_condition=False)
         except ConflictError:
