@@ -35,6 +35,7 @@ from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .views import change, changelist, delete, history
+from .sources import Source
 
 # Attributes the model writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
@@ -229,6 +230,8 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     list_display: Sequence[str | Callable] = ("__str__",)
     list_filter: Sequence[Any] = ()
     search_fields: Sequence[str] = ()
+    # Under the search box, as Django's option: what a search finds, in plain words.
+    search_help_text: str | None = None
     ordering: Sequence[str] = ()
     date_hierarchy: str | None = None
     inlines: Sequence[type[DynamoInline]] = ()
@@ -271,6 +274,13 @@ class DynamoModelAdmin(BaseDynamoAdmin):
 
     def get_search_fields(self, request) -> Sequence[str]:
         return self.search_fields
+
+    def get_search_source(self, request, search_term: str) -> Source | None:
+        """Return the read that answers a search, or None for the one search_fields declare.
+
+        Where Django has get_search_results(); raise ValueError to show the problem (a 400).
+        """
+        return None
 
     def get_ordering(self, request) -> Sequence[str]:
         return self.ordering

@@ -300,3 +300,50 @@ def previous_month(month: str) -> str:
     """Return the `YYYY-MM` before this one."""
     year, number = int(month[:4]), int(month[5:7])
     return f"{year - 1:04d}-12" if number == 1 else f"{year:04d}-{number - 1:02d}"
+
+
+@dataclass
+class WordSearch(Source):
+    """A word search (dynamo.words): one Query of the word index, the owners in one BatchGetItem.
+
+    Listed in the order of the matched word (a name's words, the email, the username), both
+    ways; with `exact`, the item of that key (a GetItem, read at once) leads the first page.
+    `condition`, a list filter's, is checked on the owners read (its cost is theirs).
+    """
+
+    words: Any  # a dynamo.words.WordIndex subclass
+    text: str
+    exact: tuple[Any, ...] | None = None
+    condition: Any = None  # a callable(item) -> bool, or None
+
+    def __post_init__(self) -> None:
+        from dynamo.words import search_terms
+
+        self.terms = search_terms(self.text)
+        self.term = self.words.query_term(self.terms)
+        self.sort_keys = self.words.fields[:1]
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        def entries() -> Page:
+            results = self.words.entries_starting(
+                self.term, limit=per_page + 1, last_evaluated_key=start, forward=forward
+            )
+            return take_page(results, per_page)
+
+        reads = [entries]
+        if self.exact is not None and start is None:
+            reads.insert(0, lambda: model.get_or_none(*self.exact))
+        *lead, found = read_together(reads)
+        items = self.words.owners_matching(found.items, self.terms)
+        if lead and lead[0] is not None:
+            items = [lead[0], *(i for i in items if i.pk != lead[0].pk)]
+        if self.condition is not None:
+            items = [item for item in items if self.condition(item)]
+        return Page(items, found.next_start)
+
+    def scope(self, forward: bool) -> str:
+        direction = "asc" if forward else "desc"
+        return f"words:{self.words.Meta.table_name}:{' '.join(self.terms)!r}:{direction}"

@@ -69,6 +69,7 @@ EXPECTED = {
     "study-sessions": ([("username", "HASH"), ("session_id", "RANGE")], {}),
     "study-days": ([("username", "HASH"), ("day", "RANGE")], {}),
     "session-keys": ([("username", "HASH"), ("key", "RANGE")], {}),
+    "learner-words": ([("head", "HASH"), ("entry", "RANGE")], {}),
 }
 
 

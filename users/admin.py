@@ -22,7 +22,7 @@ from dynamo_admin.models import CHANGE
 from dynamo_admin.options import DynamoModelAdmin, TabularInline
 from dynamo_admin.writes import write_with_history
 
-from .models import User, UserSkill
+from .models import LearnerWord, User, UserSkill
 
 
 class NotesAsTextArea:
@@ -60,7 +60,12 @@ class UserAdmin(DynamoModelAdmin):
     verbose_name = "learner"
     list_display = ("username", "name", "email", "created_at", "deleted_at")
     list_filter = [DeletedFilter]
-    search_fields = ("=username",)
+    search_fields = ("=username", "name", "email")
+    search_help_text = gettext_lazy(
+        "Finds learners by the beginning of any word of their name, of their email or of "
+        "their username, ignoring case and accents (“zoe ng”, “kofi.m”); an exact username "
+        "comes first."
+    )
     date_hierarchy = "gsi_created_month"
     ordering = ("-created_at",)
     # A soft delete and a restore are actions and buttons, each saying what it did.
@@ -176,6 +181,10 @@ class UserAdmin(DynamoModelAdmin):
             path("<path:object_id>/restore/", wrap(self.restore_view), name=f"{prefix}_restore"),
             *super().get_urls(),
         ]
+
+    def get_related_items(self, request, obj: User) -> list:
+        """Delete the learner's search words with them (never shown, never logged)."""
+        return [*super().get_related_items(request, obj), *LearnerWord.entries_of(obj)]
 
     def delete_view(self, request, object_id: str, extra_context=None):
         context = {"soft_delete_instead": True, **(extra_context or {})}

@@ -37,6 +37,7 @@ from ..sources import (
     Source,
     TableQuery,
     TableScan,
+    WordSearch,
 )
 
 if TYPE_CHECKING:
@@ -144,6 +145,35 @@ class ChangeList:
         return [(entry.lstrip("-"), not entry.startswith("-")) for entry in entries]
 
     def search_source(self) -> Source:
+        """Return the read a search asks for: a word search, a GetItem or a Query by key."""
+        try:
+            source = self.model_admin.get_search_source(self.request, self.query)
+        except ValueError as exc:
+            raise BadQuery(str(exc)) from exc
+        if source is not None:
+            return source
+        words = word_index_of(self.model)
+        if words is not None and set(words.fields) & {f.lstrip("=^") for f in self.search_fields}:
+            return self.word_search(words)
+        return self.key_search()
+
+    def word_search(self, words) -> WordSearch:
+        """Return the word search, led by the exact key when `=<hash key>` is searched too."""
+        from dynamo.words import ShortSearch
+
+        hash_name = self.model.key_attribute_names()[0]
+        exact = None
+        if f"={hash_name}" in self.search_fields and len(search_terms(self.query)) == 1:
+            try:
+                exact = (parse_key_value(self.model.get_attributes()[hash_name], self.query),)
+            except ValueError:
+                exact = None  # not a key: the words alone answer
+        try:
+            return WordSearch(words, self.query, exact)
+        except ShortSearch as exc:
+            raise BadQuery(str(exc)) from exc
+
+    def key_search(self) -> Source:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
         attributes = self.model.get_attributes()
         hash_name, *range_names = self.model.key_attribute_names()
@@ -346,6 +376,11 @@ class ChangeList:
         }[kind] % {"index": self.index_name}
 
 
+def word_index_of(model: type[DynamoModel]):
+    """Return the model's word index (a dynamo.words.WordIndex), or None."""
+    return getattr(model, "word_index", None)
+
+
 def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Source, tuple]]:
     """Return the reads that list the whole table in an attribute's order, and their directions.
 
@@ -392,6 +427,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
         "columns": cl.columns(),
         "rows": rows,
         "search_fields": cl.search_fields,
+        "search_help_text": model_admin.search_help_text,
         # What Django's admin/actions.html reads.
         "action_form": action_form,
         "actions_on_top": model_admin.actions_on_top,
