@@ -152,9 +152,7 @@ class WordIndex(DynamoModel):
             return []
         found = {item.pk[0]: item for item in cls.indexed.batch_get(owners)}
         return [
-            found[owner]
-            for owner in owners
-            if owner in found and cls.matches(found[owner], terms)
+            found[owner] for owner in owners if owner in found and cls.matches(found[owner], terms)
         ]
 
     @classmethod

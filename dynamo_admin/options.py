@@ -34,8 +34,8 @@ from .forms import ItemForm, formfield_for, item_form_class
 from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
-from .views import change, changelist, delete, history
 from .sources import Source
+from .views import change, changelist, delete, history
 
 # Attributes the model writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
@@ -508,7 +508,12 @@ class DynamoModelAdmin(BaseDynamoAdmin):
         model_count: dict[str, int] = {}
         perms_needed: set[str] = set()
         for obj in objs:
-            related = self.get_related_items(request, obj)
+            # A search index's entries go along unlisted: copies the system keeps, not data.
+            related = [
+                item
+                for item in self.get_related_items(request, obj)
+                if getattr(type(item), "keeps_history", True)
+            ]
             for item in (obj, *related):
                 model = type(item)
                 plural = str(model.verbose_name_plural)

@@ -102,7 +102,7 @@ class User(DynamoModel):
         self.created_month = self.created_at.strftime("%Y-%m")
 
     def written(self, *, created: bool) -> None:
-        """Keep the learner search current; let other apps follow a soft delete, a restore, a name."""
+        """Keep the learner search current; let other apps follow soft deletes and renames."""
         LearnerWord.follow(self)
         if self.was_stored_with("deleted_at") != self.is_deleted:
             deletion_changed.send(sender=type(self), user=self)

@@ -360,6 +360,8 @@ class ChangeList:
     @property
     def index_name(self) -> str:
         index = getattr(self.source, "index", None)
+        if isinstance(self.source, WordSearch):
+            return self.source.words.Meta.table_name
         return index.Meta.index_name if index is not None else ""
 
     def describe_read(self) -> str:
@@ -373,6 +375,9 @@ class ChangeList:
             "IndexQuery": _("Query of the index %(index)s"),
             "TableQuery": _("Query of the table by key"),
             "GetItem": _("GetItem by key"),
+            "WordSearch": _(
+                "Query of the word index %(index)s, then one BatchGetItem of the matches"
+            ),
         }[kind] % {"index": self.index_name}
 
 
