@@ -288,6 +288,15 @@ class DynamoModelAdmin(BaseDynamoAdmin):
     def get_list_per_page(self, request) -> int:
         return self.list_per_page
 
+    def get_index_partitions(self, request, index: GlobalIndex) -> Sequence[Any]:
+        """Return every partition value of an index, when few and known (else empty).
+
+        A listing in the index's sort order reads each partition and merges them; by default
+        the values are the model's `field_choices` for the index's partition key.
+        """
+        hash_names = index.hash_key_names()
+        return self.model.field_choices.get(hash_names[0], ()) if len(hash_names) == 1 else ()
+
     def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
         return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
 

@@ -225,6 +225,50 @@ class PartitionMerge(Source):
         return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
 
 
+@dataclass
+class IndexMerge(Source):
+    """Every partition of an index whose sort key ends with the table's key, merged, both ways.
+
+    A sharded leaderboard (`ALL#0` … `ALL#k`, sorted by score then username): one Query per
+    partition, run together, each resuming after the previous page's last item (that item's
+    key with the partition swapped in: its position in the order is unique, so ties on the
+    score page exactly). One partition is one Query.
+    """
+
+    index: GlobalIndex
+    partitions: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        hash_attribute = model.get_attributes()[self.index.hash_key_names()[0]]
+        range_names = self.index.range_key_names()
+
+        def read(partition: Any) -> list[DynamoModel]:
+            resume = None
+            if start:
+                resume = {**start, hash_attribute.attr_name: {"S": partition}}
+            query = self.index.query(
+                partition, scan_index_forward=forward, limit=per_page + 1, last_evaluated_key=resume
+            )
+            return list(islice(query, per_page + 1))
+
+        found = [
+            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
+        ]
+        found.sort(key=lambda i: tuple(getattr(i, n) for n in range_names), reverse=not forward)
+        items = found[:per_page]
+        more = len(found) > per_page
+        return Page(items, index_key(self.index, items[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
+
+
 # A walk back through months ends after this many months without a sign-up in a row.
 EMPTY_MONTHS_ENDING_A_WALK = 12
 # After two empty months in a row, this many earlier months are read at once.

@@ -104,6 +104,7 @@ class UserStatsAdmin(DynamoModelAdmin):
     )
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
+    # By XP by default, each metric's header sorting through its leaderboard index both ways.
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
     readonly_fields = (
         "name",  # copied from the user; follows renames
@@ -112,6 +113,12 @@ class UserStatsAdmin(DynamoModelAdmin):
         "last_reminded_at",
     )
     actions = ["record_study_session"]
+
+    def get_index_partitions(self, request, index):
+        """Return the leaderboard shards (`ALL`, or `ALL#0` … `ALL#k`) of a leaderboard index."""
+        if index.Meta.index_name.startswith("gsi_leaderboard_"):
+            return leaderboard_partitions()
+        return super().get_index_partitions(request, index)
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):
@@ -169,8 +176,10 @@ class StudySessionAdmin(DynamoModelAdmin):
         "skill_id",
         "source",
     )
-    # `?q=ada` is one Query on the learner's partition, newest first.
+    # `?q=ada` is one Query on the learner's partition, newest first; without a search every
+    # learner's sessions come newest first, month by month (gsi_started_month).
     search_fields = ("=username",)
+    date_hierarchy = "gsi_started_month"
     ordering = ("-session_id",)
 
     def has_add_permission(self, request) -> bool:

@@ -251,6 +251,7 @@ def test_columns_render_sets_exact_numbers_and_empty_values(admin_client_, dynam
     Skill("rust", name="Rust", category="Programming", tags={"systems", "fast"}).save()
     # Stored as an older release or another tool could have: rendering, not rules, is tested.
     odd = UserStats("alice", xp=12345678901, efficiency=33.333333333333336, accuracy=0.1)
+    odd.leaderboard_partition = "ALL"  # on the board, which the listing opens with (by XP)
     odd.version = 1
     batch_put(UserStats, [odd], prepare=False)
 

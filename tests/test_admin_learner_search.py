@@ -161,3 +161,19 @@ def test_the_purge_deletes_the_words(dynamo, learners):
     assert User.get_or_none("yusuf") is None
     assert stored_words("yusuf") == set()
     assert stored_words("zoe")  # the others keep theirs
+
+
+def test_the_backfill_fills_missing_words_and_drops_stale_ones(dynamo, learners):
+    from dynamo.batch import batch_delete
+
+    batch_delete(LearnerWord, [e for e in LearnerWord.scan() if e.owner == "zoe"])
+    LearnerWord.entries_for("ghost", {"ghost"})[0].save()
+
+    first, second = StringIO(), StringIO()
+    call_command("backfill_learner_words", stdout=first)
+    call_command("backfill_learner_words", stdout=second)
+
+    assert stored_words("zoe") == LearnerWord.words_of(User.get("zoe"))
+    assert stored_words("ghost") == set()
+    assert "deleted 1 stale" in first.getvalue()
+    assert "Added 0 search words and deleted 0" in second.getvalue()

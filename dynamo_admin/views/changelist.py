@@ -31,6 +31,7 @@ from ..filters import indexes_of, parse_key_value
 from ..keys import key_values, object_id
 from ..sources import (
     GetItem,
+    IndexMerge,
     IndexQuery,
     MonthWalk,
     PartitionMerge,
@@ -370,6 +371,7 @@ class ChangeList:
         return {
             "TableScan": _("Scan of the table (one page)"),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
+            "IndexMerge": _("Queries of every partition of the index %(index)s, merged"),
             "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
             "IndexQuery": _("Query of the index %(index)s"),
@@ -389,17 +391,25 @@ def word_index_of(model: type[DynamoModel]):
 def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Source, tuple]]:
     """Return the reads that list the whole table in an attribute's order, and their directions.
 
-    An index whose partition key has few known values (the model's `field_choices`) is read
-    by merging its partitions, both ways; the date hierarchy's month index is walked newest
+    An index whose partition key has few known values (the admin's get_index_partitions, by
+    default the model's `field_choices`) is read by merging its partitions, both ways; the date hierarchy's month index is walked newest
     first. Any other order would take a Scan of everything: the listing is then in Scan order.
     """
     model = model_admin.model
+    table_keys = model.key_attribute_names()
     reads: dict[str, tuple[Source, tuple]] = {}
     for index in indexes_of(model).values():
-        hash_names, range_names = index.hash_key_names(), index.range_key_names()
-        choices = model.field_choices.get(hash_names[0]) if len(hash_names) == 1 else None
-        if choices and range_names:
-            reads.setdefault(range_names[0], (PartitionMerge(index, tuple(choices)), (True, False)))
+        range_names = index.range_key_names()
+        partitions = model_admin.get_index_partitions(request, index)
+        if not partitions or not range_names:
+            continue
+        if len(partitions) == 1:
+            read: Source = IndexQuery(index, partitions[0])
+        elif range_names[-len(table_keys) :] == table_keys:
+            read = IndexMerge(index, tuple(partitions))  # a unique order: resumes exactly
+        else:
+            read = PartitionMerge(index, tuple(partitions))
+        reads.setdefault(range_names[0], (read, (True, False)))
     date_index = model_admin.get_date_hierarchy_index(request)
     if date_index is not None and date_index.range_key_names():
         reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
