@@ -392,8 +392,9 @@ def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Sou
     """Return the reads that list the whole table in an attribute's order, and their directions.
 
     An index whose partition key has few known values (the admin's get_index_partitions, by
-    default the model's `field_choices`) is read by merging its partitions, both ways; the date hierarchy's month index is walked newest
-    first. Any other order would take a Scan of everything: the listing is then in Scan order.
+    default the model's `field_choices`) is read by merging its partitions, both ways; the
+    date hierarchy's month index is walked newest first. Any other order would take a Scan
+    of everything: the listing is then in Scan order.
     """
     model = model_admin.model
     table_keys = model.key_attribute_names()
