@@ -36,8 +36,22 @@ def test_a_learners_sessions_are_one_query_newest_first(sessions, admin_client):
     assert html.index(">10<") < html.index(">20<") < html.index(">30<")
     assert ">99<" not in html
     meter = response.wsgi_request.dynamo_meter
-    assert meter.count_of("Query") == 1 and meter.count_of("Scan") == 0
-    assert calls(response) >= 1
+    session_reads = [c for c in meter.calls if c.table.endswith("study-sessions")]
+    assert [c.operation for c in session_reads] == ["Query"]
+    assert meter.count_of("Scan") == 0
+    assert calls(response) <= 3  # the learner search's Query and BatchGetItem, then theirs
+
+
+def test_a_learners_name_finds_their_sessions(sessions, admin_client):
+    User("adam", name="Adam Smith", email="adam@example.com").save()
+    record_session("adam", xp=77, questions=2, correct=1, minutes=4)
+
+    by_name = admin_client.get(CHANGELIST, {"q": "smi"}).content.decode()
+    several = admin_client.get(CHANGELIST, {"q": "ad"})
+
+    assert ">77<" in by_name and ">10<" not in by_name  # Adam's session, not Ada's
+    assert several.status_code == 400
+    assert "Several learners match" in several.content.decode()
 
 
 def test_sessions_cannot_be_added_changed_or_deleted_in_the_admin(sessions, admin_client):

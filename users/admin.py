@@ -13,6 +13,8 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from catalog.models import Skill, name_key
+from dynamo import limits
 from dynamo.exceptions import ConflictError
 from dynamo.models import utcnow
 from dynamo_admin.decorators import register
@@ -20,6 +22,7 @@ from dynamo_admin.display import plain
 from dynamo_admin.filters import IndexFilter, SparseIndexFilter
 from dynamo_admin.models import CHANGE
 from dynamo_admin.options import DynamoModelAdmin, TabularInline
+from dynamo_admin.sources import IndexQuery
 from dynamo_admin.writes import write_with_history
 
 from .models import LearnerWord, User, UserSkill
@@ -208,6 +211,19 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
     list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
     list_filter = ["skill_id", SkillNameFilter]
     search_fields = ("=username", "^skill_id")
+    search_help_text = gettext_lazy(
+        "Type a skill's name (any case: “python”) for everyone holding it, or a username "
+        "for that learner's skills, optionally followed by the start of a skill id "
+        "(“ychen k”)."
+    )
+
+    def get_search_source(self, request, search_term: str):
+        """A catalog skill's name lists its holders (gsi_skill_id); else the key lookup."""
+        key = name_key(search_term.strip())
+        if not key or not limits.keys_fit((key,)):
+            return None
+        skill = next(iter(Skill.gsi_name_key.query(key, limit=1)), None)
+        return IndexQuery(UserSkill.gsi_skill_id, skill.skill_id) if skill is not None else None
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")
     autocomplete_fields = ("skill_id",)

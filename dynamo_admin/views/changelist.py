@@ -189,7 +189,8 @@ class ChangeList:
             if len(terms) == 1:
                 return TableQuery(hash_value, range_key=range_names[0])
             range_attribute: Attribute = attributes[range_names[0]]
-            range_value = parse_key_value(range_attribute, terms[1])
+            # `ychen ^k`: the help's `^` typed as well, as Django's search_fields spell it.
+            range_value = parse_key_value(range_attribute, terms[1].lstrip("^") or terms[1])
         except ValueError as exc:
             raise BadQuery(_("Bad search: %(problem)s") % {"problem": exc}) from exc
         if prefix:
