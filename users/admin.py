@@ -224,6 +224,7 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
             return None
         skill = next(iter(Skill.gsi_name_key.query(key, limit=1)), None)
         return IndexQuery(UserSkill.gsi_skill_id, skill.skill_id) if skill is not None else None
+
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")
     autocomplete_fields = ("skill_id",)
