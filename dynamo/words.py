@@ -53,11 +53,11 @@ def words_in(text: str | None) -> set[str]:
 def search_terms(text: str) -> list[str]:
     """Return a search's terms, normalised: `@Kofi.Mensah` → [`kofi.mensah`]."""
     terms = (token.strip(EDGE_PUNCTUATION) for token in SEPARATORS.split(normalise(text)))
-    return list(dict.fromkeys(term[:MAX_WORD_LENGTH] for term in terms if term))
+    return list(dict.fromkeys(term for term in terms if term))
 
 
-class ShortSearch(ValueError):
-    """A search with no term long enough to Query the index with."""
+class BadSearch(ValueError):
+    """A search with no term long enough to Query the index with, or a term too long."""
 
 
 class WordIndex(DynamoModel):
@@ -120,10 +120,12 @@ class WordIndex(DynamoModel):
     # --- finding -----------------------------------------------------------------------
     @classmethod
     def query_term(cls, terms: list[str]) -> str:
-        """Return the term to Query with (the longest); raise ShortSearch if none is long enough."""
+        """Return the term to Query with (the longest); raise BadSearch if none is long enough."""
         term = max(terms, key=len, default="")
+        if len(term) > MAX_WORD_LENGTH:
+            raise BadSearch(f"Search for words of at most {MAX_WORD_LENGTH} characters.")
         if len(term) < MIN_TERM_LENGTH:
-            raise ShortSearch(f"Type at least {MIN_TERM_LENGTH} letters of a word to search.")
+            raise BadSearch(f"Type at least {MIN_TERM_LENGTH} letters of a word to search.")
         return term
 
     @classmethod

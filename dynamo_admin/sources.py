@@ -81,6 +81,8 @@ class PartitionQuery(Source):
 
     hash_key: Any
     range_key_condition: Condition | None
+    # A chosen list filter's condition, when one narrows a search (a filter expression).
+    filter_condition: Condition | None = None
 
     def queried(self, model: type[DynamoModel]) -> Any:
         """Return what is queried: the model (its table) or one of its indexes."""
@@ -93,6 +95,7 @@ class PartitionQuery(Source):
         return self.queried(model).query(
             self.hash_key,
             range_key_condition=self.range_key_condition,
+            filter_condition=self.filter_condition,
             scan_index_forward=forward,
             limit=per_page + 1,
             last_evaluated_key=start,
@@ -100,8 +103,9 @@ class PartitionQuery(Source):
 
     def scope(self, forward: bool) -> str:
         condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
+        narrowed = "" if self.filter_condition is None else f":{self.filter_condition!r}"
         direction = "asc" if forward else "desc"
-        return f"{self.name()}:{self.hash_key!r}:{condition}:{direction}"
+        return f"{self.name()}:{self.hash_key!r}:{condition}{narrowed}:{direction}"
 
 
 @dataclass

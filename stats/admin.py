@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from dynamo.words import ShortSearch
+from dynamo.words import BadSearch
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
 from dynamo_admin.keys import object_id
@@ -52,6 +52,12 @@ class LeaderboardFilter(IndexFilter):
         if partition not in leaderboard_partitions():
             raise ValueError(f"{partition!r} is not a leaderboard partition.")
         return IndexQuery(UserStats.leaderboard_index(metric), partition)
+
+    def condition(self, value: str):
+        partition = value.partition("@")[2]
+        if partition not in leaderboard_partitions():
+            raise ValueError(f"{partition!r} is not a leaderboard partition.")
+        return UserStats.leaderboard_partition == partition
 
 
 class ReminderBucketFilter(IndexFilter):
@@ -195,7 +201,7 @@ class StudySessionAdmin(DynamoModelAdmin):
         """Read the sessions of the one learner a search names (the learner search)."""
         try:
             found = LearnerWord.find(search_term, limit=MATCHES_NAMED)
-        except ShortSearch:
+        except BadSearch:
             return None  # the key lookup says what is wrong
         exact = [u for u in found if u.username == search_term.strip()]
         if exact or len(found) == 1:

@@ -15,7 +15,7 @@ from django.utils.safestring import mark_safe
 
 from dynamo.middleware import meter_visible
 from dynamo.models import utcnow
-from dynamo.words import ShortSearch, normalise
+from dynamo.words import BadSearch, normalise
 from users.models import LearnerWord, User
 
 from . import charts
@@ -72,7 +72,7 @@ def learners_called(text: str) -> list[User]:
     """
     try:
         found = LearnerWord.find(text, limit=MATCHES_SHOWN)
-    except ShortSearch:
+    except BadSearch:
         return []
     listed = [learner for learner in found if not learner.is_deleted]
     wanted = normalise(text.strip().lstrip("@"))

@@ -35,6 +35,7 @@ from ..sources import (
     IndexQuery,
     MonthWalk,
     PartitionMerge,
+    PartitionQuery,
     Source,
     TableQuery,
     TableScan,
@@ -95,6 +96,8 @@ class ChangeList:
         self.date_index = model_admin.get_date_hierarchy_index(request)
         self.list_display = list(model_admin.get_list_display(request))
         self.order = self.get_order()
+        self.combined: list[str] = []
+        self.uncombined: list[str] = []
         self.source, self.active = self.get_source()
         self.forward = self.get_direction()
         self.scope = (
@@ -110,7 +113,7 @@ class ChangeList:
     def get_source(self) -> tuple[Source, str]:
         """Return the read this query string asks for and the parameter that chose it."""
         if self.query and self.search_fields:
-            return self.search_source(), SEARCH_VAR
+            return self.combine(self.search_source()), SEARCH_VAR
         for list_filter in self.filters:
             if list_filter.value() is not None:
                 try:
@@ -129,6 +132,44 @@ class ChangeList:
             if name in reads and forward in reads[name][1]:
                 return reads[name][0], ""
         return TableScan(), ""
+
+    def chosen_narrowings(self) -> list[tuple[str, Any]]:
+        """Return (title, condition) of each chosen filter and month, as conditions on items."""
+        chosen = []
+        for list_filter in self.filters:
+            if list_filter.value() is not None:
+                try:
+                    condition = list_filter.condition(list_filter.value())
+                except (ValueError, KeyError) as exc:
+                    message = _("Bad %(title)s filter: %(problem)s")
+                    raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
+                chosen.append((str(list_filter.title), condition))
+        month = self.params.get(self.date_parameter) if self.date_index is not None else None
+        if month:
+            if not MONTH_RE.match(month):
+                raise BadQuery(_("Choose a month as YYYY-MM."))
+            attribute = getattr(self.model, self.date_parameter)
+            chosen.append((_("month"), attribute == month))
+        return chosen
+
+    def combine(self, source: Source) -> Source:
+        """Narrow a search's Query by the chosen filters (a filter expression on it).
+
+        A Query of one partition takes them as its filter expression: still one call, its
+        read capacity that of what the Query walks (the footer shows it). A GetItem or a word
+        search cannot: `uncombined` names those filters and the page says so.
+        """
+        for title, condition in self.chosen_narrowings():
+            if condition is not None and isinstance(source, PartitionQuery):
+                source.filter_condition = (
+                    condition
+                    if source.filter_condition is None
+                    else source.filter_condition & condition
+                )
+                self.combined.append(title)
+            else:
+                self.uncombined.append(title)
+        return source
 
     def get_order(self) -> tuple[str, bool] | tuple[None, None]:
         """Return the column and direction Django's `?o=` asks for (`o=2`, `o=-2`)."""
@@ -160,7 +201,7 @@ class ChangeList:
 
     def word_search(self, words) -> WordSearch:
         """Return the word search, led by the exact key when `=<hash key>` is searched too."""
-        from dynamo.words import ShortSearch
+        from dynamo.words import BadSearch
 
         hash_name = self.model.key_attribute_names()[0]
         exact = None
@@ -171,7 +212,7 @@ class ChangeList:
                 exact = None  # not a key: the words alone answer
         try:
             return WordSearch(words, self.query, exact)
-        except ShortSearch as exc:
+        except BadSearch as exc:
             raise BadQuery(str(exc)) from exc
 
     def key_search(self) -> Source:
@@ -227,10 +268,14 @@ class ChangeList:
         return f"?{urlencode(sorted(params.items()))}" if params else "?"
 
     def choose(self, parameter: str, value: str | None) -> str:
-        """Return the link that reads through one parameter alone (dropping the others)."""
+        """Return the link that reads through one parameter (dropping the other choosers).
+
+        A search stays: a filter or a month chosen beside it narrows its Query where it can.
+        """
         chooser = {SEARCH_VAR, ORDER_VAR, YEAR_VAR, self.date_parameter}
         chooser |= {f.parameter_name for f in self.filters}
-        return self.get_query_string({parameter: value}, remove=chooser - {YEAR_VAR})
+        keep = {YEAR_VAR} | ({SEARCH_VAR} if parameter != SEARCH_VAR else set())
+        return self.get_query_string({parameter: value}, remove=chooser - keep)
 
     def page_link(self, position: pagination.Position | None) -> str | None:
         if position is None:
@@ -350,6 +395,12 @@ class ChangeList:
             "months": months,
             "chosen": chosen,
         }
+
+    @property
+    def search_hidden(self) -> list[tuple[str, str]]:
+        """Return the chosen filters and month, kept by the search form as Django's keeps them."""
+        kept = {f.parameter_name for f in self.filters} | {self.date_parameter, YEAR_VAR}
+        return [(k, v) for k, v in sorted(self.params.items()) if k in kept and k]
 
     @property
     def has_filters(self) -> bool:
