@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
+from itertools import islice
 from typing import Any, ClassVar
 
 from pynamodb.attributes import UnicodeAttribute
@@ -24,6 +26,8 @@ HEAD_LENGTH = 2
 # The shortest term a search Queries with: shorter terms only narrow what a longer one found.
 MIN_TERM_LENGTH = HEAD_LENGTH
 MAX_WORD_LENGTH = 200
+# A search Queries at most this many of its terms (together), the others checked on the owners.
+MAX_TERMS_QUERIED = 3
 SEPARATORS = re.compile(r"[\s#]+")
 NOT_WORD = re.compile(r"[^\w]+")
 EDGE_PUNCTUATION = "@.,;:!?'\"()[]{}<>-_+"
@@ -119,14 +123,40 @@ class WordIndex(DynamoModel):
 
     # --- finding -----------------------------------------------------------------------
     @classmethod
-    def query_term(cls, terms: list[str]) -> str:
-        """Return the term to Query with (the longest); raise BadSearch if none is long enough."""
-        term = max(terms, key=len, default="")
-        if len(term) > MAX_WORD_LENGTH:
+    def query_terms(cls, terms: list[str]) -> list[str]:
+        """Return the terms a search may Query with, longest first; raise BadSearch if none."""
+        if any(len(term) > MAX_WORD_LENGTH for term in terms):
             raise BadSearch(f"Search for words of at most {MAX_WORD_LENGTH} characters.")
-        if len(term) < MIN_TERM_LENGTH:
+        usable = sorted((t for t in terms if len(t) >= MIN_TERM_LENGTH), key=len, reverse=True)
+        if not usable:
             raise BadSearch(f"Type at least {MIN_TERM_LENGTH} letters of a word to search.")
-        return term
+        return usable[:MAX_TERMS_QUERIED]
+
+    @classmethod
+    def term_resuming(cls, terms: list[str], start: dict[str, Any]) -> str:
+        """Return the term whose Query a cursor's start belongs to (its entry starts with it)."""
+        entry = cls.entry.deserialize(cls.entry.get_value(start[cls.entry.attr_name]))
+        for term in terms:
+            if entry.startswith(term):
+                return term
+        raise BadSearch("This page link belongs to another search.")
+
+    @classmethod
+    def driving_query(
+        cls, terms: list[str], read: Callable[[str], tuple[list, Any]]
+    ) -> tuple[str, tuple[list, Any]]:
+        """Read each term's first page together; return the term and its (entries, next start).
+
+        The narrowest term drives: one whose Query came to its end with the fewest entries,
+        else the longest ("learner 42" lists by "42", not by a word everyone shares). The
+        other terms are checked on the owners read.
+        """
+        from .parallel import read_together
+
+        pages = read_together([partial(read, term) for term in terms])
+        ended = [(len(items), n) for n, (items, more) in enumerate(pages) if more is None]
+        chosen = min(ended)[1] if ended else 0
+        return terms[chosen], pages[chosen]
 
     @classmethod
     def entries_starting(
@@ -165,9 +195,16 @@ class WordIndex(DynamoModel):
 
     @classmethod
     def find(cls, text: str, *, limit: int = 10) -> list[DynamoModel]:
-        """Return up to `limit` items matching every term of text (a Query and a BatchGetItem)."""
+        """Return up to `limit` items matching every term of text.
+
+        A Query per term (up to three, together) and one BatchGetItem of a few owners.
+        """
         terms = search_terms(text)
-        term = cls.query_term(terms)
-        # Several entries of one owner may start with the term: read a few more than asked.
-        entries = list(cls.entries_starting(term, limit=limit * 2))
+
+        def read(term: str) -> tuple[list, Any]:
+            # Several entries of one owner may start with the term: read a few more than asked.
+            results = cls.entries_starting(term, limit=limit * 2 + 1)
+            return list(islice(results, limit * 2)), results.last_evaluated_key
+
+        _, (entries, _) = cls.driving_query(cls.query_terms(terms), read)
         return cls.owners_matching(entries, terms)[:limit]

@@ -352,45 +352,49 @@ def previous_month(month: str) -> str:
 
 @dataclass
 class WordSearch(Source):
-    """A word search (dynamo.words): one Query of the word index, the owners in one BatchGetItem.
+    """A word search (dynamo.words): a Query of the word index, the owners in one BatchGetItem.
 
-    Listed in the order of the matched word (a name's words, the email, the username), both
-    ways; with `exact`, the item of that key (a GetItem, read at once) leads the first page.
-    `condition`, a list filter's, is checked on the owners read (its cost is theirs).
+    The first page Queries each term (up to three, together) and lists by the narrowest;
+    later pages resume that term's Query. Listed in the order of the matched word (a name's
+    words, the email, the username), both ways; with `exact`, the item of that key (a
+    GetItem, read at once) leads the first page.
     """
 
     words: Any  # a dynamo.words.WordIndex subclass
     text: str
     exact: tuple[Any, ...] | None = None
-    condition: Any = None  # a callable(item) -> bool, or None
 
     def __post_init__(self) -> None:
         from dynamo.words import search_terms
 
         self.terms = search_terms(self.text)
-        self.term = self.words.query_term(self.terms)
+        self.queried = self.words.query_terms(self.terms)  # raises BadSearch
         self.sort_keys = self.words.fields[:1]
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
         from dynamo.parallel import read_together
 
-        def entries() -> Page:
+        def read(term: str, resume: Key | None = None) -> tuple[list, Key | None]:
             results = self.words.entries_starting(
-                self.term, limit=per_page + 1, last_evaluated_key=start, forward=forward
+                term, limit=per_page + 1, last_evaluated_key=resume, forward=forward
             )
-            return take_page(results, per_page)
+            page = take_page(results, per_page)
+            return page.items, page.next_start
 
-        reads = [entries]
-        if self.exact is not None and start is None:
-            reads.insert(0, lambda: model.get_or_none(*self.exact))
-        *lead, found = read_together(reads)
-        items = self.words.owners_matching(found.items, self.terms)
-        if lead and lead[0] is not None:
-            items = [lead[0], *(i for i in items if i.pk != lead[0].pk)]
-        if self.condition is not None:
-            items = [item for item in items if self.condition(item)]
-        return Page(items, found.next_start)
+        if start:
+            entries, more = read(self.words.term_resuming(self.queried, start), start)
+            lead = None
+        else:
+            reads: list = [lambda: self.words.driving_query(self.queried, read)[1]]
+            if self.exact is not None:
+                reads.insert(0, lambda: model.get_or_none(*self.exact))
+            *first, (entries, more) = read_together(reads)
+            lead = first[0] if first else None
+        items = self.words.owners_matching(entries, self.terms)
+        if lead is not None:
+            items = [lead, *(i for i in items if i.pk != lead.pk)]
+        return Page(items, more)
 
     def scope(self, forward: bool) -> str:
         direction = "asc" if forward else "desc"

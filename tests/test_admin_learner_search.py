@@ -177,3 +177,19 @@ def test_the_backfill_fills_missing_words_and_drops_stale_ones(dynamo, learners)
     assert stored_words("ghost") == set()
     assert "deleted 1 stale" in first.getvalue()
     assert "Added 0 search words and deleted 0" in second.getvalue()
+
+
+def test_the_narrowest_term_leads_a_search_of_a_common_first_name(
+    admin_client_, dynamo, monkeypatch
+):
+    from users.admin import UserAdmin
+
+    monkeypatch.setattr(UserAdmin, "list_per_page", 4)
+    for n in range(12):
+        User(f"ama{n:02d}", name=f"Ama Owusu{n:02d}", email=f"a{n}@example.com").save()
+    User("ama.zed", name="Ama Zed", email="z@example.com").save()
+
+    response = admin_client_.get(LEARNERS, {"q": "ama zed"})
+
+    assert listed(response) == ["ama.zed"]  # on the first page, though "ama" is longer
+    assert calls(response) <= 3  # a Query per term, together, and one BatchGetItem

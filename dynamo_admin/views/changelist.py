@@ -24,6 +24,7 @@ from pynamodb.attributes import Attribute
 
 from dynamo.cursors import InvalidCursor
 from dynamo.models import DynamoModel
+from dynamo.words import BadSearch
 
 from .. import pagination
 from ..display import display
@@ -107,7 +108,12 @@ class ChangeList:
             self.position = pagination.decode(self.params.get(CURSOR_VAR), self.scope)
         except InvalidCursor as exc:
             raise BadQuery(str(exc)) from exc
-        self.page = self.source.page(self.model, self.per_page, self.position.start, self.forward)
+        try:
+            self.page = self.source.page(
+                self.model, self.per_page, self.position.start, self.forward
+            )
+        except BadSearch as exc:
+            raise BadQuery(str(exc)) from exc
 
     # --- which read -----------------------------------------------------------------------
     def get_source(self) -> tuple[Source, str]:
@@ -201,8 +207,6 @@ class ChangeList:
 
     def word_search(self, words) -> WordSearch:
         """Return the word search, led by the exact key when `=<hash key>` is searched too."""
-        from dynamo.words import BadSearch
-
         hash_name = self.model.key_attribute_names()[0]
         exact = None
         if f"={hash_name}" in self.search_fields and len(search_terms(self.query)) == 1:
