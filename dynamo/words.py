@@ -17,6 +17,7 @@ from functools import partial
 from itertools import islice
 from typing import Any, ClassVar
 
+from django.utils.translation import gettext as _
 from pynamodb.attributes import UnicodeAttribute
 
 from .batch import delete_request, in_chunks, put_request, write_requests
@@ -126,10 +127,12 @@ class WordIndex(DynamoModel):
     def query_terms(cls, terms: list[str]) -> list[str]:
         """Return the terms a search may Query with, longest first; raise BadSearch if none."""
         if any(len(term) > MAX_WORD_LENGTH for term in terms):
-            raise BadSearch(f"Search for words of at most {MAX_WORD_LENGTH} characters.")
+            message = _("Search for words of at most %(count)d characters.")
+            raise BadSearch(message % {"count": MAX_WORD_LENGTH})
         usable = sorted((t for t in terms if len(t) >= MIN_TERM_LENGTH), key=len, reverse=True)
         if not usable:
-            raise BadSearch(f"Type at least {MIN_TERM_LENGTH} letters of a word to search.")
+            message = _("Type at least %(count)d letters of a word to search.")
+            raise BadSearch(message % {"count": MIN_TERM_LENGTH})
         return usable[:MAX_TERMS_QUERIED]
 
     @classmethod
@@ -139,7 +142,7 @@ class WordIndex(DynamoModel):
         for term in terms:
             if entry.startswith(term):
                 return term
-        raise BadSearch("This page link belongs to another search.")
+        raise BadSearch(_("This page link belongs to another search."))
 
     @classmethod
     def driving_query(
