@@ -129,14 +129,14 @@ class ListFilter:
         """Return the read that lists the items of the chosen value (Django's queryset())."""
         raise NotImplementedError
 
-    def condition(self, value: str) -> Condition | None:
-        """Return the chosen value as a condition on items (narrowing a search), or None."""
+    def condition(self, value: str) -> tuple[str, Condition] | None:
+        """Return the chosen value as (attribute, condition on items) to narrow a search."""
         index = indexes_of(self.model).get(self.index_name)
         if index is None:
             return None
         name = index.hash_key_names()[0]
         attribute = self.model.get_attributes()[name]
-        return getattr(self.model, name) == parse_key_value(attribute, value)
+        return name, getattr(self.model, name) == parse_key_value(attribute, value)
 
 
 class IndexFilter(ListFilter):
@@ -159,8 +159,9 @@ class SparseIndexFilter(ListFilter):
     def source(self, value: str) -> Source:
         return IndexScan(self.index())
 
-    def condition(self, value: str) -> Condition | None:
-        return getattr(self.model, self.index().hash_key_names()[0]).exists()
+    def condition(self, value: str) -> tuple[str, Condition] | None:
+        name = self.index().hash_key_names()[0]
+        return name, getattr(self.model, name).exists()
 
 
 def filter_class_for(model: type[DynamoModel], entry: Any) -> type[ListFilter] | None:

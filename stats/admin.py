@@ -57,7 +57,7 @@ class LeaderboardFilter(IndexFilter):
         partition = value.partition("@")[2]
         if partition not in leaderboard_partitions():
             raise ValueError(f"{partition!r} is not a leaderboard partition.")
-        return UserStats.leaderboard_partition == partition
+        return "leaderboard_partition", UserStats.leaderboard_partition == partition
 
 
 class ReminderBucketFilter(IndexFilter):

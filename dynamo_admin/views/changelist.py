@@ -139,42 +139,57 @@ class ChangeList:
                 return reads[name][0], ""
         return TableScan(), ""
 
-    def chosen_narrowings(self) -> list[tuple[str, Any]]:
-        """Return (title, condition) of each chosen filter and month, as conditions on items."""
+    def chosen_narrowings(self) -> list[tuple[str, tuple[str, Any] | None]]:
+        """Return each chosen filter's and month's title and (attribute, condition on items)."""
         chosen = []
         for list_filter in self.filters:
             if list_filter.value() is not None:
                 try:
-                    condition = list_filter.condition(list_filter.value())
+                    narrowing = list_filter.condition(list_filter.value())
                 except (ValueError, KeyError) as exc:
                     message = _("Bad %(title)s filter: %(problem)s")
                     raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
-                chosen.append((str(list_filter.title), condition))
+                chosen.append((str(list_filter.title), narrowing))
         month = self.params.get(self.date_parameter) if self.date_index is not None else None
         if month:
             if not MONTH_RE.match(month):
                 raise BadQuery(_("Choose a month as YYYY-MM."))
-            attribute = getattr(self.model, self.date_parameter)
-            chosen.append((_("month"), attribute == month))
+            name = self.date_parameter
+            chosen.append((_("month"), (name, getattr(self.model, name) == month)))
         return chosen
 
     def combine(self, source: Source) -> Source:
-        """Narrow a search's Query by the chosen filters (a filter expression on it).
+        """Narrow a search's Query by the chosen filters, in the same Query.
 
-        A Query of one partition takes them as its filter expression: still one call, its
-        read capacity that of what the Query walks (the footer shows it). A GetItem or a word
-        search cannot: `uncombined` names those filters and the page says so.
+        On the Query's sort key a filter is its key condition; on another attribute, its
+        filter expression (still one call; the read capacity is that of what the Query
+        walks, in the footer). A key attribute DynamoDB refuses in a filter expression, a
+        GetItem and a word search cannot be narrowed: `uncombined` names those filters and
+        the page says so.
         """
-        for title, condition in self.chosen_narrowings():
-            if condition is not None and isinstance(source, PartitionQuery):
+        if not isinstance(source, PartitionQuery):
+            self.uncombined = [title for title, _ in self.chosen_narrowings()]
+            return source
+        keys = set(self.model.key_attribute_names())
+        index = getattr(source, "index", None)
+        if index is not None:
+            keys |= {*index.hash_key_names(), *index.range_key_names()}
+        for title, narrowing in self.chosen_narrowings():
+            name, condition = narrowing if narrowing is not None else ("", None)
+            if condition is None:
+                self.uncombined.append(title)
+            elif name in source.sort_keys[:1] and source.range_key_condition is None:
+                source.range_key_condition = condition
+                self.combined.append(title)
+            elif name in keys:
+                self.uncombined.append(title)
+            else:
                 source.filter_condition = (
                     condition
                     if source.filter_condition is None
                     else source.filter_condition & condition
                 )
                 self.combined.append(title)
-            else:
-                self.uncombined.append(title)
         return source
 
     def get_order(self) -> tuple[str, bool] | tuple[None, None]:
