@@ -4,11 +4,11 @@ Run: .venv/bin/python bench/admin_pages.py [--users 1000] [--rounds 30]
 DynamoDB Local in memory, fresh tables, the learners written, one learner given three
 skills, one soft-deleted; the Django anchor (bench/anchor: Django's own admin with the same
 options and inlines over the same rows in SQLite, in a child process) fills its database
-meanwhile. Then rounds: each page (changelist first page, the next page, filtered, searched,
-date hierarchy, change page, save) on Skillboard in process through Django's test client as
-a superuser, then the same page on the anchor, then the one boto3 call that fetches the same
-rows (the floor). Prints a Markdown table: p50 and p95 of each, the ratios, DynamoDB calls
-and read/write capacity, and the anchor's SQL queries.
+meanwhile. Then rounds: each page (changelist first page, the next page, filtered, searched
+by username and by name, date hierarchy, change page, save) on Skillboard in process through
+Django's test client as a superuser, then the same page on the anchor, then the boto3 calls
+that fetch the same rows (the floor). Prints a Markdown table: p50 and p95 of each, the
+ratios, DynamoDB calls and read/write capacity, and the anchor's SQL queries.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from anchor.serve import Anchor
 from browser import change_form_data
-from common import SOFT_DELETED, TARGET, TARGET_SKILLS, engine, write_learners
+from common import NAME_SEARCH, SOFT_DELETED, TARGET, TARGET_SKILLS, engine, write_learners
 
 # The goals: the learner's change page within 1x the anchor's, its save within 2x.
 GOALS = {"change page": 1.0, "save": 2.0}
@@ -56,6 +56,22 @@ def floors(client, prefix: str) -> dict:
         "cursor": lambda: client.scan(TableName=users, Limit=100, ExclusiveStartKey=start),
         "filtered": lambda: client.scan(TableName=users, IndexName="gsi_deleted_at", Limit=100),
         "searched": lambda: client.get_item(TableName=users, Key={"username": {"S": TARGET}}),
+        "searched by name": lambda: client.batch_get_item(
+            RequestItems={
+                users: {
+                    "Keys": [
+                        {"username": item["owner"]}
+                        for item in client.query(
+                            TableName=f"{prefix}learner-words",
+                            KeyConditionExpression="#h = :h AND begins_with(#e, :t)",
+                            ExpressionAttributeNames={"#h": "head", "#e": "entry"},
+                            ExpressionAttributeValues={":h": {"S": "42"}, ":t": {"S": "42"}},
+                            Limit=51,
+                        )["Items"]
+                    ]
+                }
+            }
+        ),
         "date hierarchy": lambda: client.query(
             TableName=users,
             IndexName="gsi_created_month",
@@ -185,6 +201,7 @@ def skillboard_pages(web) -> dict[str, str]:
         "cursor": "/admin/users/user/" + cursor.group(1).replace("&amp;", "&"),
         "filtered": "/admin/users/user/?deleted=yes",
         "searched": f"/admin/users/user/?q={TARGET}",
+        "searched by name": f"/admin/users/user/?q={NAME_SEARCH.replace(' ', '+')}",
         "date hierarchy": f"/admin/users/user/?created_month={month}",
         "change page": f"/admin/users/user/{TARGET}/change/",
     }

@@ -58,6 +58,8 @@ def engine() -> Iterator[str]:
 
 # The admin benchmarks' learner with skills, those skills, and their soft-deleted learner.
 TARGET = "learner000042"
+# A staff member's search by name: "Learner 42" and "Learner 420" … "Learner 429" match.
+NAME_SEARCH = "learner 42"
 TARGET_SKILLS = (("python", "Python"), ("go", "Go"), ("sql", "SQL"))
 SOFT_DELETED = "learner000007"
 
@@ -99,17 +101,17 @@ def learners(count: int, *, seed: int = 42, reminders=None) -> Iterator[Learner]
 
 
 def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=None) -> float:
-    """Write `count` users and their stats in parallel batches; return the seconds it took."""
+    """Write `count` users, their search words and stats in parallel batches; return seconds."""
     from dynamo.batch import put_request
     from dynamo.models import utcnow
     from dynamo.parallel import write_batches
     from stats.models import UserStats, leaderboard_partition_for
-    from users.models import User
+    from users.models import LearnerWord, User
 
     now = utcnow()
 
     def batches():
-        users, stats = [], []
+        users, stats, words = [], [], []
         for learner in learners(count, seed=seed, reminders=reminders):
             user = User(learner.username, name=learner.name, email=learner.email)
             user.created_at = user.updated_at = now
@@ -131,13 +133,23 @@ def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=Non
                 item.schedule_reminder(learner.reminder)
             users.append(put_request(user))
             stats.append(put_request(item))
+            # The learner search's words, as every write path keeps them.
+            words += [
+                put_request(entry)
+                for entry in LearnerWord.entries_for(user.username, LearnerWord.words_of(user))
+            ]
             if len(stats) == 25:
                 yield User, users
                 yield UserStats, stats
                 users, stats = [], []
+            while len(words) >= 25:
+                yield LearnerWord, words[:25]
+                words = words[25:]
         if stats:
             yield User, users
             yield UserStats, stats
+        if words:
+            yield LearnerWord, words
 
     started = time.perf_counter()
     write_batches(batches(), threads=8)

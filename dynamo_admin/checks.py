@@ -76,15 +76,21 @@ def check_list_filter(model_admin) -> list[checks.CheckMessage]:
 def check_search_fields(model_admin) -> list[checks.CheckMessage]:
     errors = []
     keys = model_admin.model.key_attribute_names()
+    words = getattr(model_admin.model, "word_index", None)
+    worded = set(words.fields) if words is not None else set()
     for entry in model_admin.search_fields:
         name = entry.lstrip("=^")
+        if name in worded and name not in keys:
+            continue  # found through the model's word index
         if name not in keys:
             errors.append(
                 _error(
                     model_admin,
                     f"search_fields entry {entry!r} is not a key attribute of the "
-                    f"{model_admin.model.__name__} table, so searching it would need a Scan.",
-                    f"Search on the table's keys: {', '.join(keys)}.",
+                    f"{model_admin.model.__name__} table nor in its word index, so searching it "
+                    "would need a Scan.",
+                    f"Search on the table's keys ({', '.join(keys)}) or give the model a "
+                    "word_index (dynamo.words.WordIndex) holding the field.",
                     2,
                 )
             )
@@ -152,6 +158,11 @@ def served_orders(model_admin) -> set[str]:
             served.update(filter_class.sort_keys(model))
     if model_admin.search_fields:
         served.update(model.key_attribute_names()[1:])
+        words = getattr(model, "word_index", None)
+        if words is not None and set(words.fields) & {
+            f.lstrip("=^") for f in model_admin.search_fields
+        }:
+            served.update(words.fields[:1])  # a word search lists by the matched word
     date_index = model_admin.get_date_hierarchy_index(None)
     if date_index is not None:
         served.update(date_index.range_key_names()[:1])

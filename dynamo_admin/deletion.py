@@ -35,7 +35,8 @@ def delete_with_related(
     item's conditional delete and its entry go first and the related items follow in batches:
     a run that dies half-way leaves only orphans that the same cascade (or the gardener)
     removes. Then every logged value of the deleted items is forgotten. `log_deletion` makes
-    each entry (the admin's hook); by default one from `actor`.
+    each entry (the admin's hook); by default one from `actor`. Related items of a model with
+    `keeps_history = False` (a search index's entries) are deleted without an entry.
     """
 
     def entry(deleted: DynamoModel) -> AdminLog:
@@ -47,14 +48,18 @@ def delete_with_related(
         item.claim_for_delete()
         for partition in owned:
             partition.delete()
-    together = related if len(related) < MAX_TRANSACTION_ITEMS else []
+    # Copies the system keeps (a search index's entries) go without entries of their own.
+    logged = [child for child in related if getattr(type(child), "keeps_history", True)]
+    # Each item a delete action, each logged one and the item itself an entry too.
+    fits = len(related) + len(logged) + 2 <= 2 * MAX_TRANSACTION_ITEMS
+    together = related if fits else []
     connection = type(item)._get_connection().connection  # metered like every other call
     try:
         with TransactWrite(connection=connection) as transaction:
             for child in together:
                 transaction.delete(child, add_version_condition=False)
             transaction.delete(item)
-            for deleted in (*together, item):
+            for deleted in (*(logged if together else ()), item):
                 transaction.save(entry(deleted))
     except TransactWriteError as exc:
         reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
@@ -71,6 +76,6 @@ def delete_with_related(
             by_model.setdefault(type(child), []).append(child)
         for model, children in by_model.items():
             batch_delete(model, children)
-        batch_put(AdminLog, [entry(child) for child in related])
-    for deleted in (item, *related):
+        batch_put(AdminLog, [entry(child) for child in logged])
+    for deleted in (item, *logged):
         AdminLog.forget(object_key_for(deleted))

@@ -17,6 +17,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
+from pynamodb.expressions.condition import Condition
 
 from dynamo import limits
 from dynamo.indexes import GlobalIndex
@@ -128,6 +129,15 @@ class ListFilter:
         """Return the read that lists the items of the chosen value (Django's queryset())."""
         raise NotImplementedError
 
+    def condition(self, value: str) -> tuple[str, Condition] | None:
+        """Return the chosen value as (attribute, condition on items) to narrow a search."""
+        index = indexes_of(self.model).get(self.index_name)
+        if index is None:
+            return None
+        name = index.hash_key_names()[0]
+        attribute = self.model.get_attributes()[name]
+        return name, getattr(self.model, name) == parse_key_value(attribute, value)
+
 
 class IndexFilter(ListFilter):
     """Query one GSI on the chosen partition value."""
@@ -148,6 +158,10 @@ class SparseIndexFilter(ListFilter):
 
     def source(self, value: str) -> Source:
         return IndexScan(self.index())
+
+    def condition(self, value: str) -> tuple[str, Condition] | None:
+        name = self.index().hash_key_names()[0]
+        return name, getattr(self.model, name).exists()
 
 
 def filter_class_for(model: type[DynamoModel], entry: Any) -> type[ListFilter] | None:

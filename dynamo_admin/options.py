@@ -36,6 +36,7 @@ from .inlines import InlineFormSet
 from .keys import key_values, object_id
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
+from .sources import Source
 from .views import changelist
 from .views.change import ChangeFormViews
 from .views.delete import DeleteViews
@@ -238,6 +239,8 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
     list_display: Sequence[str | Callable] = ("__str__",)
     list_filter: Sequence[Any] = ()
     search_fields: Sequence[str] = ()
+    # Under the search box, as Django's option: what a search finds, in plain words.
+    search_help_text: str | None = None
     ordering: Sequence[str] = ()
     date_hierarchy: str | None = None
     inlines: Sequence[type[DynamoInline]] = ()
@@ -283,11 +286,27 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
     def get_search_fields(self, request) -> Sequence[str]:
         return self.search_fields
 
+    def get_search_source(self, request, search_term: str) -> Source | None:
+        """Return the read that answers a search, or None for the one search_fields declare.
+
+        Where Django has get_search_results(); raise ValueError to show the problem (a 400).
+        """
+        return None
+
     def get_ordering(self, request) -> Sequence[str]:
         return self.ordering
 
     def get_list_per_page(self, request) -> int:
         return self.list_per_page
+
+    def get_index_partitions(self, request, index: GlobalIndex) -> Sequence[Any]:
+        """Return every partition value of an index, when few and known (else empty).
+
+        A listing in the index's sort order reads each partition and merges them; by default
+        the values are the model's `field_choices` for the index's partition key.
+        """
+        hash_names = index.hash_key_names()
+        return self.model.field_choices.get(hash_names[0], ()) if len(hash_names) == 1 else ()
 
     def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
         return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
@@ -518,7 +537,12 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
         model_count: dict[str, int] = {}
         perms_needed: set[str] = set()
         for obj in objs:
-            related = self.get_related_items(request, obj)
+            # A search index's entries go along unlisted: copies the system keeps, not data.
+            related = [
+                item
+                for item in self.get_related_items(request, obj)
+                if getattr(type(item), "keeps_history", True)
+            ]
             for item in (obj, *related):
                 model = type(item)
                 plural = str(model.verbose_name_plural)

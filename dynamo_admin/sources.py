@@ -81,6 +81,8 @@ class PartitionQuery(Source):
 
     hash_key: Any
     range_key_condition: Condition | None
+    # A chosen list filter's condition, when one narrows a search (a filter expression).
+    filter_condition: Condition | None = None
 
     def queried(self, model: type[DynamoModel]) -> Any:
         """Return what is queried: the model (its table) or one of its indexes."""
@@ -93,6 +95,7 @@ class PartitionQuery(Source):
         return self.queried(model).query(
             self.hash_key,
             range_key_condition=self.range_key_condition,
+            filter_condition=self.filter_condition,
             scan_index_forward=forward,
             limit=per_page + 1,
             last_evaluated_key=start,
@@ -100,8 +103,9 @@ class PartitionQuery(Source):
 
     def scope(self, forward: bool) -> str:
         condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
+        narrowed = "" if self.filter_condition is None else f":{self.filter_condition!r}"
         direction = "asc" if forward else "desc"
-        return f"{self.name()}:{self.hash_key!r}:{condition}:{direction}"
+        return f"{self.name()}:{self.hash_key!r}:{condition}{narrowed}:{direction}"
 
 
 @dataclass
@@ -225,6 +229,50 @@ class PartitionMerge(Source):
         return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
 
 
+@dataclass
+class IndexMerge(Source):
+    """Every partition of an index whose sort key ends with the table's key, merged, both ways.
+
+    A sharded leaderboard (`ALL#0` … `ALL#k`, sorted by score then username): one Query per
+    partition, run together, each resuming after the previous page's last item (that item's
+    key with the partition swapped in: its position in the order is unique, so ties on the
+    score page exactly). One partition is one Query.
+    """
+
+    index: GlobalIndex
+    partitions: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        hash_attribute = model.get_attributes()[self.index.hash_key_names()[0]]
+        range_names = self.index.range_key_names()
+
+        def read(partition: Any) -> list[DynamoModel]:
+            resume = None
+            if start:
+                resume = {**start, hash_attribute.attr_name: {"S": partition}}
+            query = self.index.query(
+                partition, scan_index_forward=forward, limit=per_page + 1, last_evaluated_key=resume
+            )
+            return list(islice(query, per_page + 1))
+
+        found = [
+            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
+        ]
+        found.sort(key=lambda i: tuple(getattr(i, n) for n in range_names), reverse=not forward)
+        items = found[:per_page]
+        more = len(found) > per_page
+        return Page(items, index_key(self.index, items[-1]) if more else None)
+
+    def scope(self, forward: bool) -> str:
+        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
+
+
 # A walk back through months ends after this many months without a sign-up in a row.
 EMPTY_MONTHS_ENDING_A_WALK = 12
 # After two empty months in a row, this many earlier months are read at once.
@@ -300,3 +348,54 @@ def previous_month(month: str) -> str:
     """Return the `YYYY-MM` before this one."""
     year, number = int(month[:4]), int(month[5:7])
     return f"{year - 1:04d}-12" if number == 1 else f"{year:04d}-{number - 1:02d}"
+
+
+@dataclass
+class WordSearch(Source):
+    """A word search (dynamo.words): a Query of the word index, the owners in one BatchGetItem.
+
+    The first page Queries each term (up to three, together) and lists by the narrowest;
+    later pages resume that term's Query. Listed in the order of the matched word (a name's
+    words, the email, the username), both ways; with `exact`, the item of that key (a
+    GetItem, read at once) leads the first page.
+    """
+
+    words: Any  # a dynamo.words.WordIndex subclass
+    text: str
+    exact: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        from dynamo.words import search_terms
+
+        self.terms = search_terms(self.text)
+        self.queried = self.words.query_terms(self.terms)  # raises BadSearch
+        self.sort_keys = self.words.fields[:1]
+        self.ordered = True
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        from dynamo.parallel import read_together
+
+        def read(term: str, resume: Key | None = None) -> tuple[list, Key | None]:
+            results = self.words.entries_starting(
+                term, limit=per_page + 1, last_evaluated_key=resume, forward=forward
+            )
+            page = take_page(results, per_page)
+            return page.items, page.next_start
+
+        if start:
+            entries, more = read(self.words.term_resuming(self.queried, start), start)
+            lead = None
+        else:
+            reads: list = [lambda: self.words.driving_query(self.queried, read)[1]]
+            if self.exact is not None:
+                reads.insert(0, lambda: model.get_or_none(*self.exact))
+            *first, (entries, more) = read_together(reads)
+            lead = first[0] if first else None
+        items = self.words.owners_matching(entries, self.terms)
+        if lead is not None:
+            items = [lead, *(i for i in items if i.pk != lead.pk)]
+        return Page(items, more)
+
+    def scope(self, forward: bool) -> str:
+        direction = "asc" if forward else "desc"
+        return f"words:{self.words.Meta.table_name}:{' '.join(self.terms)!r}:{direction}"

@@ -8,20 +8,25 @@ from django.contrib.admin import site as admin_site
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
+from dynamo.words import BadSearch
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
 from dynamo_admin.keys import object_id
 from dynamo_admin.options import DynamoModelAdmin, StackedInline
-from dynamo_admin.sources import IndexQuery
+from dynamo_admin.sources import IndexQuery, TableQuery
 from users.admin import UserAdmin
-from users.models import User
+from users.models import LearnerWord, User
 
 from .activity import record_correction, record_session
 from .forms import CorrectionForm, StudySessionForm
 from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
+
+# A sessions search naming more learners than one lists up to this many of them.
+MATCHES_NAMED = 5
 
 
 class LeaderboardFilter(IndexFilter):
@@ -47,6 +52,12 @@ class LeaderboardFilter(IndexFilter):
         if partition not in leaderboard_partitions():
             raise ValueError(f"{partition!r} is not a leaderboard partition.")
         return IndexQuery(UserStats.leaderboard_index(metric), partition)
+
+    def condition(self, value: str):
+        partition = value.partition("@")[2]
+        if partition not in leaderboard_partitions():
+            raise ValueError(f"{partition!r} is not a leaderboard partition.")
+        return "leaderboard_partition", UserStats.leaderboard_partition == partition
 
 
 class ReminderBucketFilter(IndexFilter):
@@ -125,6 +136,7 @@ class UserStatsAdmin(DynamoModelAdmin):
     )
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
+    # By XP by default, each metric's header sorting through its leaderboard index both ways.
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
     fieldsets = (
         (None, {"fields": ("username",)}),
@@ -173,6 +185,12 @@ class UserStatsAdmin(DynamoModelAdmin):
         return self.action_form_page(
             request, form, items, "correct_xp", "Correct XP", "correct_xp.html"
         )
+
+    def get_index_partitions(self, request, index):
+        """Return the leaderboard shards (`ALL`, or `ALL#0` … `ALL#k`) of a leaderboard index."""
+        if index.Meta.index_name.startswith("gsi_leaderboard_"):
+            return leaderboard_partitions()
+        return super().get_index_partitions(request, index)
 
     @action(permissions=["change"], description="Record a study session")
     def record_study_session(self, request, items):
@@ -249,9 +267,32 @@ class StudySessionAdmin(DynamoModelAdmin):
         "source",
         "reason",
     )
-    # `?q=ada` is one Query on the learner's partition, newest first.
+    # `?q=ada` is one Query on the learner's partition, newest first; without a search every
+    # learner's sessions come newest first, month by month (gsi_started_month).
     search_fields = ("=username",)
+    search_help_text = gettext_lazy(
+        "Type a learner's username, or the beginning of their name or email (“kofi m”), for "
+        "their sessions, newest first."
+    )
+    date_hierarchy = "gsi_started_month"
     ordering = ("-session_id",)
+
+    def get_search_source(self, request, search_term: str):
+        """Read the sessions of the one learner a search names (the learner search)."""
+        try:
+            found = LearnerWord.find(search_term, limit=MATCHES_NAMED)
+        except BadSearch:
+            return None  # the key lookup says what is wrong
+        exact = [u for u in found if u.username == search_term.strip()]
+        if exact or len(found) == 1:
+            return TableQuery((exact or found)[0].username, range_key="session_id")
+        if found:
+            names = ", ".join(u.username for u in found)
+            raise ValueError(
+                _("Several learners match “%(text)s”: %(names)s. Search one username.")
+                % {"text": search_term, "names": names}
+            )
+        return None
 
     def has_add_permission(self, request) -> bool:
         return False

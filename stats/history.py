@@ -40,6 +40,7 @@ from pynamodb.attributes import (
 
 from catalog.models import SKILL_ID_RE, Skill, validate_skill_id
 from dynamo.exceptions import ConflictError
+from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, number_between, one_of, whole_number
 from users.models import validate_username
@@ -66,6 +67,22 @@ def exact_sum(values: Iterable[float]) -> float:
     return float(total) if total != int(total) else int(total)
 
 
+class StartedMonthIndex(GlobalIndex):
+    """Every learner's sessions of one UTC month, in time order: the admin's newest first."""
+
+    class Meta:
+        index_name = "gsi_started_month"
+        projection = AllProjection()
+
+    started_month = UnicodeAttribute(hash_key=True)
+    session_id = UnicodeAttribute(range_key=True)
+
+
+def month_of(moment: datetime) -> str:
+    """Return the UTC month (`YYYY-MM`) a session started in."""
+    return moment.astimezone(UTC).strftime("%Y-%m")
+
+
 class StudySession(DynamoModel):
     """One study session of a learner, as recorded."""
 
@@ -86,6 +103,10 @@ class StudySession(DynamoModel):
     skill_id = UnicodeAttribute(null=True)  # a catalog skill, checked like a user-skill's
     source = UnicodeAttribute()  # admin, api, seed or correction
     reason = UnicodeAttribute(null=True)  # why staff corrected the XP (corrections only)
+    # Derived in clean() from started_at: the partition of gsi_started_month.
+    started_month = UnicodeAttribute(null=True)
+
+    gsi_started_month = StartedMonthIndex()
 
     # The catalog skill a batch path already holds (seed), so clean() need not read it.
     given_skill: Skill | None = None
@@ -141,7 +162,9 @@ class StudySession(DynamoModel):
         return errors
 
     def clean(self) -> None:
-        """A session's skill must be a catalog skill that is not being removed."""
+        """Derive the month; a session's skill must be a catalog skill not being removed."""
+        if isinstance(self.started_at, datetime):
+            self.started_month = month_of(self.started_at)
         if self.skill_id is None or not SKILL_ID_RE.fullmatch(self.skill_id):
             return
         skill = self.given_skill

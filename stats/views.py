@@ -15,6 +15,8 @@ from django.utils.safestring import mark_safe
 
 from dynamo.middleware import meter_visible
 from dynamo.models import utcnow
+from dynamo.words import BadSearch, normalise
+from users.models import LearnerWord, User
 
 from . import charts
 from .leaderboard import BadLeaderboardRequest, check_metric
@@ -24,6 +26,8 @@ from .standings import board_entry, fragment
 
 # With ?user=: whose rank, the rank, whether it is exact and how it is shown ("≈1,234").
 USER_FIELDS = ("user", "user_rank", "user_rank_exact", "user_rank_label", "ranks_exact")
+# A board search lists at most this many learners (a Query and a BatchGetItem of them).
+MATCHES_SHOWN = 8
 METRIC_LABELS = {"xp": "XP", "streak": "Streak", "efficiency": "Efficiency", "accuracy": "Accuracy"}
 
 
@@ -38,6 +42,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     except BadLeaderboardRequest as exc:
         return _bad_request(request, metric, str(exc))
     data = entry["data"]
+    if data is None and username:
+        # Not a username on the board: the learner search, by name or a username's spelling.
+        found = learners_called(username)
+        if len(found) == 1:
+            entry = board_entry(metric, cursor=cursor, user=found[0].username)
+            data = entry["data"]
+        elif found:
+            return _matches(request, metric, username, found)
     if data is None:
         return _not_found(request, metric, username)
     if _wants_json(request):
@@ -47,6 +59,50 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         # entry; the page around it (the staff meter footer among it) per request.
         board = fragment(entry, "board", lambda: _render_board(data, paged=bool(cursor)))
         response = _page(request, data["metric"], board)
+    _cache_headers(request, response)
+    return response
+
+
+def learners_called(text: str) -> list[User]:
+    """Return the listed learners a board search names, the one it names exactly if any.
+
+    The admin's learner search (users.models.LearnerWord): a prefix of any word of the name
+    or the username, case and accents ignored; "kofi mensah", "Kofi.Mensah" and
+    "@kofi.mensah" all name kofi.mensah. One Query and one BatchGetItem of a few learners.
+    """
+    try:
+        found = LearnerWord.find(text, limit=MATCHES_SHOWN)
+    except BadSearch:
+        return []
+    listed = [learner for learner in found if not learner.is_deleted]
+    wanted = normalise(text.strip().lstrip("@"))
+    exact = [u for u in listed if wanted in (normalise(u.username), normalise(u.name))]
+    return exact if len(exact) == 1 else listed
+
+
+def _matches(request: HttpRequest, metric: str, text: str, found: list[User]) -> HttpResponse:
+    """Show the learners a board search matches, each a link to their place on the board."""
+    matches = [
+        {
+            "username": learner.username,
+            "name": learner.name,
+            "url": f"{request.path}?{urlencode({'metric': metric, 'user': learner.username})}",
+        }
+        for learner in found
+    ]
+    if _wants_json(request):
+        response: HttpResponse = JsonResponse({"metric": metric, "query": text, "matches": matches})
+    else:
+        context = {
+            "metric": metric,
+            "tabs": [(m, METRIC_LABELS[m]) for m in METRICS],
+            "query": text,
+            "matches": matches,
+            "more": len(found) >= MATCHES_SHOWN,
+            "username": text,
+        }
+        board = mark_safe(render_to_string("stats/leaderboard_matches.html", context))
+        response = _page(request, metric, board)
     _cache_headers(request, response)
     return response
 

@@ -84,3 +84,30 @@ def test_orderings_served_by_a_merge_or_the_month_walk_pass():
 
     assert by_name(Skill, admin.site).check() == []
     assert newest(User, admin.site).check() == []
+
+
+def test_an_admin_naming_the_leaderboard_shards_may_order_by_every_metric():
+    from stats.models import leaderboard_partitions
+
+    def get_index_partitions(self, request, index):
+        return leaderboard_partitions() if index.Meta.index_name.startswith("gsi_lead") else ()
+
+    admin_class = type(
+        "StatsAdmin",
+        (DynamoModelAdmin,),
+        {
+            "ordering": ["-xp", "-streak", "efficiency", "accuracy"],
+            "get_index_partitions": get_index_partitions,
+        },
+    )
+
+    assert admin_class(UserStats, admin.site).check() == []
+
+
+def test_a_search_of_the_words_a_word_index_holds_passes_and_of_others_is_refused():
+    words = type("UserAdmin", (DynamoModelAdmin,), {"search_fields": ["=username", "name"]})
+    unindexed = type("UserAdmin", (DynamoModelAdmin,), {"search_fields": ["password_hash"]})
+
+    assert words(User, admin.site).check() == []
+    [error] = unindexed(User, admin.site).check()
+    assert error.id == "dynamo_admin.E002" and "word_index" in error.hint

@@ -28,7 +28,7 @@ from dynamo.meter import metered
 from stats import tiers
 from stats.leaderboard import count_higher, rank_sorted
 from stats.models import METRICS, UserStats
-from users.models import PROFICIENCIES
+from users.models import PROFICIENCIES, User
 
 CEILING_RCU = 50
 # Enough that counting everyone above the bottom learner (before tiers) breaks the ceiling.
@@ -41,6 +41,7 @@ URL_SHAPES = [
     "/leaderboard/?metric={metric}&cursor={cursor}",
     "/leaderboard/?metric={metric}&user={username}",
     "/leaderboard/?metric={metric}&user={username}&format=json",
+    "/leaderboard/?metric={metric}&user={name}",
     "/skills/search/",
     "/skills/search/?skill={skill}&level={level}&min_years={years}",
     "/skills/search/?skill={skill}&min_level={level}",
@@ -82,6 +83,11 @@ def site(dynamo, settings):
         "search_next": [search_next],
         "api_search_next": [f"?{urlsplit(api_next).query}"],
         "limit": ["1", "50", "100"],
+        # A board search by name: a whole name (one learner) and a first name (a short list).
+        "name": [
+            User.get(ranked[-1].username).name.lower(),
+            User.get(ranked[0].username).name.split()[0].lower(),
+        ],
     }
     with metered() as counting:
         count_higher("xp", ranked[-1].stats.xp)

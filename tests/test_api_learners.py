@@ -116,3 +116,14 @@ def test_a_reader_may_view_but_not_delete_a_learner(dynamo, alice, reader_client
     response = reader_client.delete("/api/learners/alice", **{"If-Match": "*"})
     assert response.status_code == 403
     assert not User.get("alice").is_deleted
+
+
+def test_an_api_rename_moves_the_learners_search_words(dynamo, alice, api_client):
+    from users.models import LearnerWord
+
+    etag = api_client.get("/api/learners/alice")["ETag"]
+    api_client.patch("/api/learners/alice", {"name": "Alice Pleasance"}, **{"If-Match": etag})
+
+    words = {e.entry.split("#")[0] for e in LearnerWord.scan() if e.owner == "alice"}
+    assert "pleasance" in words and "liddell" not in words
+    assert [u.username for u in LearnerWord.find("pleas")] == ["alice"]

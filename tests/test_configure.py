@@ -28,6 +28,7 @@ def test_configure_moves_every_model_to_another_prefix_and_back(dynamo):
             "elsewhere-study-days",
             "elsewhere-session-keys",
             "elsewhere-rank-tiers",
+            "elsewhere-learner-words",
         }
         with pytest.raises(GetError, match=r"ResourceNotFound|not found|non-existent"):
             User.get("alice")

@@ -94,6 +94,7 @@ def test_the_dump_is_one_table_and_item_per_line(stocked, tmp_path):
         "user-stats",
         "study-sessions",
         "study-days",
+        "learner-words",
     }
     assert all(set(line) == {"table", "item"} for line in lines)
     assert f"Dumped {len(lines)} items" in output
@@ -132,7 +133,8 @@ def test_replace_leaves_the_tables_holding_exactly_the_backup(stocked, tmp_path)
 
     assert snapshot() == before
     assert User.get_or_none("extra") is None
-    assert "Removed 1 items the backup lacks" in output
+    # The learner and their two search words ("extra", "extra@example.com").
+    assert "Removed 3 items the backup lacks" in output
 
 
 GOOD = '{"table": "users", "item": {"username": {"S": "alice"}, "name": {"S": "Alice"}}}'

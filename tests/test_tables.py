@@ -66,9 +66,13 @@ EXPECTED = {
     ),
     "jobs": ([("name", "HASH")], {}),
     "rank-tiers": ([("board", "HASH"), ("ceiling", "RANGE")], {}),
-    "study-sessions": ([("username", "HASH"), ("session_id", "RANGE")], {}),
+    "study-sessions": (
+        [("username", "HASH"), ("session_id", "RANGE")],
+        {"gsi_started_month": [("started_month", "HASH"), ("session_id", "RANGE")]},
+    ),
     "study-days": ([("username", "HASH"), ("day", "RANGE")], {}),
     "session-keys": ([("username", "HASH"), ("key", "RANGE")], {}),
+    "learner-words": ([("head", "HASH"), ("entry", "RANGE")], {}),
 }
 
 

@@ -13,6 +13,8 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from catalog.models import Skill, name_key
+from dynamo import limits
 from dynamo.exceptions import ConflictError
 from dynamo.models import utcnow
 from dynamo_admin.decorators import register
@@ -20,9 +22,10 @@ from dynamo_admin.display import plain
 from dynamo_admin.filters import IndexFilter, SparseIndexFilter
 from dynamo_admin.models import CHANGE
 from dynamo_admin.options import DynamoModelAdmin, TabularInline
+from dynamo_admin.sources import IndexQuery
 from dynamo_admin.writes import write_with_history
 
-from .models import User, UserSkill
+from .models import LearnerWord, User, UserSkill
 
 
 class NotesAsTextArea:
@@ -58,7 +61,12 @@ class DeletedFilter(SparseIndexFilter):
 class UserAdmin(DynamoModelAdmin):
     list_display = ("username", "name", "email", "created_at", "deleted_at")
     list_filter = [DeletedFilter]
-    search_fields = ("=username",)
+    search_fields = ("=username", "name", "email")
+    search_help_text = gettext_lazy(
+        "Finds learners by the beginning of any word of their name, of their email or of "
+        "their username, ignoring case and accents (“zoe ng”, “kofi.m”); an exact username "
+        "comes first."
+    )
     date_hierarchy = "gsi_created_month"
     ordering = ("-created_at",)
     # A soft delete and a restore are actions and buttons, each saying what it did.
@@ -175,6 +183,10 @@ class UserAdmin(DynamoModelAdmin):
             *super().get_urls(),
         ]
 
+    def get_related_items(self, request, obj: User) -> list:
+        """Delete the learner's search words with them (never shown, never logged)."""
+        return [*super().get_related_items(request, obj), *LearnerWord.entries_of(obj)]
+
     def delete_view(self, request, object_id: str, extra_context=None):
         context = {"soft_delete_instead": True, **(extra_context or {})}
         return super().delete_view(request, object_id, context)
@@ -197,6 +209,20 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
     list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
     list_filter = ["skill_id", SkillNameFilter]
     search_fields = ("=username", "^skill_id")
+    search_help_text = gettext_lazy(
+        "Type a skill's name (any case: “python”) for everyone holding it, or a username "
+        "for that learner's skills, optionally followed by the start of a skill id "
+        "(“ychen k”)."
+    )
+
+    def get_search_source(self, request, search_term: str):
+        """A catalog skill's name lists its holders (gsi_skill_id); else the key lookup."""
+        key = name_key(search_term.strip())
+        if not key or not limits.keys_fit((key,)):
+            return None
+        skill = next(iter(Skill.gsi_name_key.query(key, limit=1)), None)
+        return IndexQuery(UserSkill.gsi_skill_id, skill.skill_id) if skill is not None else None
+
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")
     autocomplete_fields = ("skill_id",)

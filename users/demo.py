@@ -19,7 +19,7 @@ from catalog.models import Skill
 from dynamo.batch import prepare_new
 from dynamo.models import DynamoModel
 
-from .models import PROFICIENCIES, User, UserSkill
+from .models import PROFICIENCIES, LearnerWord, User, UserSkill
 from .signals import demo_learner_made
 
 SIGN_UP_SPAN = timedelta(days=548)  # about 18 months of sign-ups
@@ -162,7 +162,11 @@ class DemoLearners:
             )
             for item in items
         ]
-        return DemoLearner(user, skills, extras)
+        words = LearnerWord.entries_for(username, LearnerWord.words_of(user))
+        for word in words:
+            word.created_at = created_at
+            ready(word, user.updated_at)
+        return DemoLearner(user, skills, [*words, *extras])
 
     def username(self, first: str, last: str) -> str:
         first, last = ascii_slug(first) or "learner", ascii_slug(last) or "demo"

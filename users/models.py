@@ -25,6 +25,7 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.parallel import DEFAULT_THREADS, run_parallel
 from dynamo.validators import FieldErrors, length_between, one_of, whole_number
+from dynamo.words import WordIndex
 
 from .signals import deletion_changed, owned, renamed
 
@@ -103,7 +104,8 @@ class User(DynamoModel):
         self.created_month = self.created_at.strftime("%Y-%m")
 
     def written(self, *, created: bool) -> None:
-        """Let other apps follow a soft delete, a restore or a new name."""
+        """Keep the learner search current; let other apps follow soft deletes and renames."""
+        LearnerWord.follow(self)
         if self.was_stored_with("deleted_at") != self.is_deleted:
             deletion_changed.send(sender=type(self), user=self)
         if not created and self.stored_value("name") != self.name:
@@ -188,6 +190,27 @@ class User(DynamoModel):
     def skills(self, limit: int | None = None) -> list[UserSkill]:
         """Return the user's skills in the order they were added (one Query)."""
         return list(UserSkill.gsi_user_created_at.query(self.username, limit=limit))
+
+
+class LearnerWord(WordIndex):
+    """The learner search: one entry per word of a learner's name, email and username.
+
+    A soft-deleted learner keeps their entries (staff find them to restore them); the public
+    board's search drops them after reading. A hard delete and a purge delete them.
+    """
+
+    app_label = "users"
+    verbose_name = "learner search word"
+
+    class Meta(DynamoMeta):
+        table_suffix = "learner-words"
+
+    indexed = User
+    fields = ("name", "email", "username")
+
+
+# The admin's search of `name` and `email` reads this index (dynamo_admin.sources.WordSearch).
+User.word_index = LearnerWord
 
 
 class SkillHoldersIndex(GlobalIndex):

@@ -10,8 +10,8 @@ from django.dispatch import receiver
 
 from catalog.signals import count_holders
 
-from .models import UserSkill
-from .signals import deletion_changed
+from .models import LearnerWord, UserSkill
+from .signals import deletion_changed, purging
 
 
 @receiver(count_holders)
@@ -24,3 +24,9 @@ def count_user_skills(sender, skill, within=None, **kwargs) -> tuple[int, bool]:
 def follow_soft_deletes(sender, user, **kwargs) -> None:
     """Take a soft-deleted learner out of the talent search; bring a restored one back."""
     UserSkill.show_in_search(user.username, visible=not user.is_deleted)
+
+
+@receiver(purging)
+def delete_purged_search_words(sender, user, **kwargs) -> tuple[str, int]:
+    """Take a purged learner out of the learner search (by their name, email and username)."""
+    return ("search words", LearnerWord.forget(user))

@@ -35,6 +35,7 @@ def pages(target: str) -> dict[str, str]:
         "cursor": f"{CHANGELIST}?{PAGE_VAR}=2",  # Django's second page: an offset
         "filtered": f"{CHANGELIST}?deleted=yes",
         "searched": f"{CHANGELIST}?{SEARCH_VAR}={target}",
+        "searched by name": f"{CHANGELIST}?{SEARCH_VAR}=learner+42",
         "date hierarchy": (
             f"{CHANGELIST}?created_at__year={today.year}&created_at__month={today.month}"
         ),

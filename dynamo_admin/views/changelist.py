@@ -24,6 +24,7 @@ from pynamodb.attributes import Attribute
 
 from dynamo.cursors import InvalidCursor
 from dynamo.models import DynamoModel
+from dynamo.words import BadSearch
 
 from .. import pagination
 from ..display import display
@@ -31,12 +32,15 @@ from ..filters import indexes_of, parse_key_value
 from ..keys import key_values, object_id
 from ..sources import (
     GetItem,
+    IndexMerge,
     IndexQuery,
     MonthWalk,
     PartitionMerge,
+    PartitionQuery,
     Source,
     TableQuery,
     TableScan,
+    WordSearch,
 )
 
 if TYPE_CHECKING:
@@ -93,6 +97,8 @@ class ChangeList:
         self.date_index = model_admin.get_date_hierarchy_index(request)
         self.list_display = list(model_admin.get_list_display(request))
         self.order = self.get_order()
+        self.combined: list[str] = []
+        self.uncombined: list[str] = []
         self.source, self.active = self.get_source()
         self.forward = self.get_direction()
         self.scope = (
@@ -102,13 +108,18 @@ class ChangeList:
             self.position = pagination.decode(self.params.get(CURSOR_VAR), self.scope)
         except InvalidCursor as exc:
             raise BadQuery(str(exc)) from exc
-        self.page = self.source.page(self.model, self.per_page, self.position.start, self.forward)
+        try:
+            self.page = self.source.page(
+                self.model, self.per_page, self.position.start, self.forward
+            )
+        except BadSearch as exc:
+            raise BadQuery(str(exc)) from exc
 
     # --- which read -----------------------------------------------------------------------
     def get_source(self) -> tuple[Source, str]:
         """Return the read this query string asks for and the parameter that chose it."""
         if self.query and self.search_fields:
-            return self.search_source(), SEARCH_VAR
+            return self.combine(self.search_source()), SEARCH_VAR
         for list_filter in self.filters:
             if list_filter.value() is not None:
                 try:
@@ -128,6 +139,59 @@ class ChangeList:
                 return reads[name][0], ""
         return TableScan(), ""
 
+    def chosen_narrowings(self) -> list[tuple[str, tuple[str, Any] | None]]:
+        """Return each chosen filter's and month's title and (attribute, condition on items)."""
+        chosen = []
+        for list_filter in self.filters:
+            if list_filter.value() is not None:
+                try:
+                    narrowing = list_filter.condition(list_filter.value())
+                except (ValueError, KeyError) as exc:
+                    message = _("Bad %(title)s filter: %(problem)s")
+                    raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
+                chosen.append((str(list_filter.title), narrowing))
+        month = self.params.get(self.date_parameter) if self.date_index is not None else None
+        if month:
+            if not MONTH_RE.match(month):
+                raise BadQuery(_("Choose a month as YYYY-MM."))
+            name = self.date_parameter
+            chosen.append((_("month"), (name, getattr(self.model, name) == month)))
+        return chosen
+
+    def combine(self, source: Source) -> Source:
+        """Narrow a search's Query by the chosen filters, in the same Query.
+
+        On the Query's sort key a filter is its key condition; on another attribute, its
+        filter expression (still one call; the read capacity is that of what the Query
+        walks, in the footer). A key attribute DynamoDB refuses in a filter expression, a
+        GetItem and a word search cannot be narrowed: `uncombined` names those filters and
+        the page says so.
+        """
+        if not isinstance(source, PartitionQuery):
+            self.uncombined = [title for title, _ in self.chosen_narrowings()]
+            return source
+        keys = set(self.model.key_attribute_names())
+        index = getattr(source, "index", None)
+        if index is not None:
+            keys |= {*index.hash_key_names(), *index.range_key_names()}
+        for title, narrowing in self.chosen_narrowings():
+            name, condition = narrowing if narrowing is not None else ("", None)
+            if condition is None:
+                self.uncombined.append(title)
+            elif name in source.sort_keys[:1] and source.range_key_condition is None:
+                source.range_key_condition = condition
+                self.combined.append(title)
+            elif name in keys:
+                self.uncombined.append(title)
+            else:
+                source.filter_condition = (
+                    condition
+                    if source.filter_condition is None
+                    else source.filter_condition & condition
+                )
+                self.combined.append(title)
+        return source
+
     def get_order(self) -> tuple[str, bool] | tuple[None, None]:
         """Return the column and direction Django's `?o=` asks for (`o=2`, `o=-2`)."""
         order = self.params.get(ORDER_VAR, "")
@@ -144,6 +208,33 @@ class ChangeList:
         return [(entry.lstrip("-"), not entry.startswith("-")) for entry in entries]
 
     def search_source(self) -> Source:
+        """Return the read a search asks for: a word search, a GetItem or a Query by key."""
+        try:
+            source = self.model_admin.get_search_source(self.request, self.query)
+        except ValueError as exc:
+            raise BadQuery(str(exc)) from exc
+        if source is not None:
+            return source
+        words = word_index_of(self.model)
+        if words is not None and set(words.fields) & {f.lstrip("=^") for f in self.search_fields}:
+            return self.word_search(words)
+        return self.key_search()
+
+    def word_search(self, words) -> WordSearch:
+        """Return the word search, led by the exact key when `=<hash key>` is searched too."""
+        hash_name = self.model.key_attribute_names()[0]
+        exact = None
+        if f"={hash_name}" in self.search_fields and len(search_terms(self.query)) == 1:
+            try:
+                exact = (parse_key_value(self.model.get_attributes()[hash_name], self.query),)
+            except ValueError:
+                exact = None  # not a key: the words alone answer
+        try:
+            return WordSearch(words, self.query, exact)
+        except BadSearch as exc:
+            raise BadQuery(str(exc)) from exc
+
+    def key_search(self) -> Source:
         """Return the key lookup a search asks for: a GetItem or a Query on the table."""
         attributes = self.model.get_attributes()
         hash_name, *range_names = self.model.key_attribute_names()
@@ -158,7 +249,8 @@ class ChangeList:
             if len(terms) == 1:
                 return TableQuery(hash_value, range_key=range_names[0])
             range_attribute: Attribute = attributes[range_names[0]]
-            range_value = parse_key_value(range_attribute, terms[1])
+            # `ychen ^k`: the help's `^` typed as well, as Django's search_fields spell it.
+            range_value = parse_key_value(range_attribute, terms[1].lstrip("^") or terms[1])
         except ValueError as exc:
             raise BadQuery(_("Bad search: %(problem)s") % {"problem": exc}) from exc
         if prefix:
@@ -195,10 +287,14 @@ class ChangeList:
         return f"?{urlencode(sorted(params.items()))}" if params else "?"
 
     def choose(self, parameter: str, value: str | None) -> str:
-        """Return the link that reads through one parameter alone (dropping the others)."""
+        """Return the link that reads through one parameter (dropping the other choosers).
+
+        A search stays: a filter or a month chosen beside it narrows its Query where it can.
+        """
         chooser = {SEARCH_VAR, ORDER_VAR, YEAR_VAR, self.date_parameter}
         chooser |= {f.parameter_name for f in self.filters}
-        return self.get_query_string({parameter: value}, remove=chooser - {YEAR_VAR})
+        keep = {YEAR_VAR} | ({SEARCH_VAR} if parameter != SEARCH_VAR else set())
+        return self.get_query_string({parameter: value}, remove=chooser - keep)
 
     def page_link(self, position: pagination.Position | None) -> str | None:
         if position is None:
@@ -320,6 +416,12 @@ class ChangeList:
         }
 
     @property
+    def search_hidden(self) -> list[tuple[str, str]]:
+        """Return the chosen filters and month, kept by the search form as Django's keeps them."""
+        kept = {f.parameter_name for f in self.filters} | {self.date_parameter, YEAR_VAR}
+        return [(k, v) for k, v in sorted(self.params.items()) if k in kept and k]
+
+    @property
     def has_filters(self) -> bool:
         return bool(self.filters)
 
@@ -330,6 +432,8 @@ class ChangeList:
     @property
     def index_name(self) -> str:
         index = getattr(self.source, "index", None)
+        if isinstance(self.source, WordSearch):
+            return self.source.words.Meta.table_name
         return index.Meta.index_name if index is not None else ""
 
     def describe_read(self) -> str:
@@ -338,28 +442,46 @@ class ChangeList:
         return {
             "TableScan": _("Scan of the table (one page)"),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
+            "IndexMerge": _("Queries of every partition of the index %(index)s, merged"),
             "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
             "IndexQuery": _("Query of the index %(index)s"),
             "TableQuery": _("Query of the table by key"),
             "GetItem": _("GetItem by key"),
+            "WordSearch": _(
+                "Query of the word index %(index)s, then one BatchGetItem of the matches"
+            ),
         }[kind] % {"index": self.index_name}
+
+
+def word_index_of(model: type[DynamoModel]):
+    """Return the model's word index (a dynamo.words.WordIndex), or None."""
+    return getattr(model, "word_index", None)
 
 
 def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Source, tuple]]:
     """Return the reads that list the whole table in an attribute's order, and their directions.
 
-    An index whose partition key has few known values (the model's `field_choices`) is read
-    by merging its partitions, both ways; the date hierarchy's month index is walked newest
-    first. Any other order would take a Scan of everything: the listing is then in Scan order.
+    An index whose partition key has few known values (the admin's get_index_partitions, by
+    default the model's `field_choices`) is read by merging its partitions, both ways; the
+    date hierarchy's month index is walked newest first. Any other order would take a Scan
+    of everything: the listing is then in Scan order.
     """
     model = model_admin.model
+    table_keys = model.key_attribute_names()
     reads: dict[str, tuple[Source, tuple]] = {}
     for index in indexes_of(model).values():
-        hash_names, range_names = index.hash_key_names(), index.range_key_names()
-        choices = model.field_choices.get(hash_names[0]) if len(hash_names) == 1 else None
-        if choices and range_names:
-            reads.setdefault(range_names[0], (PartitionMerge(index, tuple(choices)), (True, False)))
+        range_names = index.range_key_names()
+        partitions = model_admin.get_index_partitions(request, index)
+        if not partitions or not range_names:
+            continue
+        if len(partitions) == 1:
+            read: Source = IndexQuery(index, partitions[0])
+        elif range_names[-len(table_keys) :] == table_keys:
+            read = IndexMerge(index, tuple(partitions))  # a unique order: resumes exactly
+        else:
+            read = PartitionMerge(index, tuple(partitions))
+        reads.setdefault(range_names[0], (read, (True, False)))
     date_index = model_admin.get_date_hierarchy_index(request)
     if date_index is not None and date_index.range_key_names():
         reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
@@ -392,6 +514,7 @@ def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
         "columns": cl.columns(),
         "rows": rows,
         "search_fields": cl.search_fields,
+        "search_help_text": model_admin.search_help_text,
         # What Django's admin/actions.html reads.
         "action_form": action_form,
         "actions_on_top": model_admin.actions_on_top,

@@ -66,7 +66,8 @@ class UserAdmin(admin.ModelAdmin):
     list_filter = [DeletedFilter]
     # Skillboard's "=username" is a key lookup, exact; Django's "=" is iexact, a LIKE that
     # SQLite cannot answer from the primary key, so the exact lookup is named instead.
-    search_fields = ("username__exact",)
+    # Skillboard's name and email search is by word prefix; Django's, icontains (a LIKE).
+    search_fields = ("username__exact", "name", "email")
     # Skillboard's hierarchy is by month on gsi_created_month; Django's drills down
     # created_at (years, months, then the days that have sign-ups).
     date_hierarchy = "created_at"

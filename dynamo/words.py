@@ -1,0 +1,213 @@
+"""A word index: find items by a case- and accent-insensitive prefix of any word of some fields.
+
+Each indexed item owns one small item per normalised word of its fields (a name's words, a
+whole email, a username) in a table of its own: partition `head` (the word's first two
+characters, so a Query of a two-letter prefix or longer hits one partition), sort `entry`
+(`word#owner`). A search Queries `begins_with(term)` in one partition, the owners come in
+one BatchGetItem, and each owner is checked against every term of the search, so an entry
+left stale by a race finds nothing wrong: it only costs a read.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from functools import partial
+from itertools import islice
+from typing import Any, ClassVar
+
+from django.utils.translation import gettext as _
+from pynamodb.attributes import UnicodeAttribute
+
+from .batch import delete_request, in_chunks, put_request, write_requests
+from .models import DynamoModel
+
+HEAD_LENGTH = 2
+# The shortest term a search Queries with: shorter terms only narrow what a longer one found.
+MIN_TERM_LENGTH = HEAD_LENGTH
+MAX_WORD_LENGTH = 200
+# A search Queries at most this many of its terms (together), the others checked on the owners.
+MAX_TERMS_QUERIED = 3
+SEPARATORS = re.compile(r"[\s#]+")
+NOT_WORD = re.compile(r"[^\w]+")
+EDGE_PUNCTUATION = "@.,;:!?'\"()[]{}<>-_+"
+
+
+def normalise(text: str) -> str:
+    """Return text case-folded and without accents (`Zoë` → `zoe`), as the index keeps it."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def words_in(text: str | None) -> set[str]:
+    """Return the indexed words of a text: each token and each of its parts.
+
+    `Mary-Jane O'Brien` gives mary-jane, mary, jane, o'brien, o and brien; an email stays
+    whole and gives the parts of its local part (not its domain: `com` would find everyone).
+    """
+    words: set[str] = set()
+    for token in SEPARATORS.split(normalise(text or "")):
+        token = token.strip(EDGE_PUNCTUATION)[:MAX_WORD_LENGTH]
+        if token:
+            words.add(token)
+            words.update(part for part in NOT_WORD.split(token.split("@")[0]) if part)
+    return words
+
+
+def search_terms(text: str) -> list[str]:
+    """Return a search's terms, normalised: `@Kofi.Mensah` → [`kofi.mensah`]."""
+    terms = (token.strip(EDGE_PUNCTUATION) for token in SEPARATORS.split(normalise(text)))
+    return list(dict.fromkeys(term for term in terms if term))
+
+
+class BadSearch(ValueError):
+    """A search with no term long enough to Query the index with, or a term too long."""
+
+
+class WordIndex(DynamoModel):
+    """Abstract: the word entries of one model's items (subclass with a table and `fields`)."""
+
+    # The model whose items are indexed (a single hash key) and the fields whose words count.
+    indexed: ClassVar[type[DynamoModel]]
+    fields: ClassVar[tuple[str, ...]] = ()
+    # Deleted along with an item, never logged: an entry is a copy, not something staff edit.
+    keeps_history: ClassVar[bool] = False
+
+    head = UnicodeAttribute(hash_key=True)
+    entry = UnicodeAttribute(range_key=True)  # word#owner
+    owner = UnicodeAttribute()
+
+    # --- the words of an item ----------------------------------------------------------
+    @classmethod
+    def words_of(cls, item: DynamoModel, *, stored: bool = False) -> set[str]:
+        """Return the item's words, as it is now or (stored) as it was last read or written."""
+        words: set[str] = set()
+        for name in cls.fields:
+            value = item.stored_value(name) if stored else getattr(item, name)
+            words |= words_in(value)
+        return words
+
+    @classmethod
+    def entries_for(cls, owner: str, words: Iterable[str]) -> list[WordIndex]:
+        """Return the entries of an owner's words."""
+        return [cls(word[:HEAD_LENGTH], f"{word}#{owner}", owner=owner) for word in sorted(words)]
+
+    @classmethod
+    def entries_of(cls, item: DynamoModel) -> list[WordIndex]:
+        """Return the entries an item owns now and as stored (what a delete removes)."""
+        words = cls.words_of(item) | cls.words_of(item, stored=True)
+        return cls.entries_for(item.pk[0], words)
+
+    @classmethod
+    def follow(cls, item: DynamoModel) -> int:
+        """Put the item's new words and delete the ones it lost; return the entries written.
+
+        Nothing is written when no indexed field changed; otherwise one BatchWriteItem for
+        up to 25 changed entries (a rename changes one or two words).
+        """
+        owner = item.pk[0]
+        now, before = cls.words_of(item), cls.words_of(item, stored=True)
+        requests = [put_request(e) for e in cls.entries_for(owner, now - before)]
+        requests += [delete_request(e) for e in cls.entries_for(owner, before - now)]
+        for chunk in in_chunks(requests, 25):
+            write_requests(cls, chunk)
+        return len(requests)
+
+    @classmethod
+    def forget(cls, item: DynamoModel) -> int:
+        """Delete every entry the item owns (a purge); return how many were sent."""
+        requests = [delete_request(e) for e in cls.entries_of(item)]
+        for chunk in in_chunks(requests, 25):
+            write_requests(cls, chunk)
+        return len(requests)
+
+    # --- finding -----------------------------------------------------------------------
+    @classmethod
+    def query_terms(cls, terms: list[str]) -> list[str]:
+        """Return the terms a search may Query with, longest first; raise BadSearch if none."""
+        if any(len(term) > MAX_WORD_LENGTH for term in terms):
+            message = _("Search for words of at most %(count)d characters.")
+            raise BadSearch(message % {"count": MAX_WORD_LENGTH})
+        usable = sorted((t for t in terms if len(t) >= MIN_TERM_LENGTH), key=len, reverse=True)
+        if not usable:
+            message = _("Type at least %(count)d letters of a word to search.")
+            raise BadSearch(message % {"count": MIN_TERM_LENGTH})
+        return usable[:MAX_TERMS_QUERIED]
+
+    @classmethod
+    def term_resuming(cls, terms: list[str], start: dict[str, Any]) -> str:
+        """Return the term whose Query a cursor's start belongs to (its entry starts with it)."""
+        entry = cls.entry.deserialize(cls.entry.get_value(start[cls.entry.attr_name]))
+        for term in terms:
+            if entry.startswith(term):
+                return term
+        raise BadSearch(_("This page link belongs to another search."))
+
+    @classmethod
+    def driving_query(
+        cls, terms: list[str], read: Callable[[str], tuple[list, Any]]
+    ) -> tuple[str, tuple[list, Any]]:
+        """Read each term's first page together; return the term and its (entries, next start).
+
+        The narrowest term drives: one whose Query came to its end with the fewest entries,
+        else the longest ("learner 42" lists by "42", not by a word everyone shares). The
+        other terms are checked on the owners read.
+        """
+        from .parallel import read_together
+
+        pages = read_together([partial(read, term) for term in terms])
+        ended = [(len(items), n) for n, (items, more) in enumerate(pages) if more is None]
+        chosen = min(ended)[1] if ended else 0
+        return terms[chosen], pages[chosen]
+
+    @classmethod
+    def entries_starting(
+        cls,
+        term: str,
+        *,
+        limit: int,
+        last_evaluated_key: dict[str, Any] | None = None,
+        forward: bool = True,
+    ) -> Any:
+        """Query the entries whose word starts with term, in word order (one Query)."""
+        return cls.query(
+            term[:HEAD_LENGTH],
+            range_key_condition=cls.entry.startswith(term),
+            scan_index_forward=forward,
+            limit=limit,
+            last_evaluated_key=last_evaluated_key,
+        )
+
+    @classmethod
+    def owners_matching(cls, entries: Iterable[WordIndex], terms: list[str]) -> list[DynamoModel]:
+        """Return the distinct owners of these entries that match every term, in their order."""
+        owners = list(dict.fromkeys(entry.owner for entry in entries))
+        if not owners:
+            return []
+        found = {item.pk[0]: item for item in cls.indexed.batch_get(owners)}
+        return [
+            found[owner] for owner in owners if owner in found and cls.matches(found[owner], terms)
+        ]
+
+    @classmethod
+    def matches(cls, item: DynamoModel, terms: list[str]) -> bool:
+        """Return whether every term starts one of the item's words."""
+        words = cls.words_of(item)
+        return all(any(word.startswith(term) for word in words) for term in terms)
+
+    @classmethod
+    def find(cls, text: str, *, limit: int = 10) -> list[DynamoModel]:
+        """Return up to `limit` items matching every term of text.
+
+        A Query per term (up to three, together) and one BatchGetItem of a few owners.
+        """
+        terms = search_terms(text)
+
+        def read(term: str) -> tuple[list, Any]:
+            # Several entries of one owner may start with the term: read a few more than asked.
+            results = cls.entries_starting(term, limit=limit * 2 + 1)
+            return list(islice(results, limit * 2)), results.last_evaluated_key
+
+        _, (entries, _) = cls.driving_query(cls.query_terms(terms), read)
+        return cls.owners_matching(entries, terms)[:limit]
