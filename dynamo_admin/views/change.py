@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
+from dynamo import limits
 from dynamo.models import DynamoModel
 from dynamo.parallel import read_together
 
@@ -94,7 +95,10 @@ class ChangeFormViews:
         The inlines are those its key alone shows (one round trip for the page, not two); an
         inline that only the stored item brings is read after it, by _create_formsets.
         """
-        named = key_item(self.model, self.key_or_404(object_id))
+        values = self.key_or_404(object_id)
+        if not limits.keys_fit(values):  # no item has it, and a Query would be refused
+            return None, {}
+        named = key_item(self.model, values)
         inlines = self.get_inline_instances(request, named)
         reads = [partial(inline.get_items, named) for inline in inlines]
         item, *rows = read_together([partial(self.get_object, request, object_id), *reads])
