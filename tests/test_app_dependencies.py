@@ -55,3 +55,15 @@ def test_nothing_outside_project_imports_it_but_manage_py_and_the_tests():
     }
 
     assert importers == {}
+
+
+def test_the_catalog_names_neither_the_users_app_nor_its_commands():
+    # The skill-rename sync is the users app's: it imports the catalog, never the other way.
+    naming = {
+        str(path.relative_to(BASE_DIR))
+        for path in (BASE_DIR / "catalog").rglob("*")
+        if path.suffix in {".py", ".html"}
+        and re.search(r"\busers\b|sync_user_skills|UserSkill", path.read_text())
+    }
+
+    assert naming == set()

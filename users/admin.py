@@ -22,6 +22,7 @@ from dynamo_admin.models import CHANGE
 from dynamo_admin.options import DynamoModelAdmin, TabularInline
 from dynamo_admin.writes import write_with_history
 
+from .catalog_admin import SkillAdmin  # noqa: F401 (registers the catalog's skills)
 from .models import User, UserSkill
 
 
