@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.http import HttpRequest, HttpResponse
 
 from dynamo.models import DynamoModel
 
+from . import history
 from .auth import require
 from .locking import check_if_match, tag
 
@@ -35,3 +36,17 @@ def editing(
     yield item
     if response is not None:
         tag(response, item)
+
+
+def edit(
+    request: HttpRequest,
+    response: HttpResponse,
+    permission: str,
+    read: Callable[..., Item],
+    *key: str,
+    changes: dict[str, Any],
+) -> Item:
+    """Set `changes` on the item editing() gives, write it with its history entry; return it."""
+    with editing(request, permission, read, *key, response=response) as item:
+        history.change(request, item, changes)
+    return item

@@ -20,7 +20,7 @@ from users.models import USERNAME_RE, User, UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..editing import editing
+from ..editing import edit, editing
 from ..locking import etag_of, tag
 from ..problems import Problem
 from ..schemas import (
@@ -142,11 +142,10 @@ def get_learner(request: HttpRequest, response: HttpResponse, username: str):
 
 
 def _update_learner(request: HttpRequest, response: HttpResponse, username: str, changes: dict):
-    with editing(
-        request, "users.change_user", get_learner_or_404, username, response=response
-    ) as learner:
-        history.change(request, learner, changes)  # written(): boards follow a rename
-    return learner
+    # written(): boards follow a rename.
+    return edit(
+        request, response, "users.change_user", get_learner_or_404, username, changes=changes
+    )
 
 
 @router.put("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
@@ -244,16 +243,10 @@ def get_learner_skill(request: HttpRequest, response: HttpResponse, username: st
 def _update_learner_skill(
     request: HttpRequest, response: HttpResponse, username: str, skill_id: str, changes: dict
 ):
-    with editing(
-        request,
-        "users.change_userskill",
-        get_learner_skill_or_404,
-        username,
-        skill_id,
-        response=response,
-    ) as held:
-        history.change(request, held, changes)
-    return held
+    read = get_learner_skill_or_404
+    return edit(
+        request, response, "users.change_userskill", read, username, skill_id, changes=changes
+    )
 
 
 @router.put("/{username}/skills/{skill_id}", response={200: LearnerSkillOut, **WRITE_ERRORS})

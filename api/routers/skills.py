@@ -12,7 +12,7 @@ from users.models import UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..editing import editing
+from ..editing import edit, editing
 from ..locking import tag
 from ..problems import Problem
 from ..schemas import SkillCreate, SkillFields, SkillOut, SkillPage, SkillPatch
@@ -118,12 +118,10 @@ def get_skill(request: HttpRequest, response: HttpResponse, skill_id: str):
 def _update(request: HttpRequest, response: HttpResponse, skill_id: str, changes: dict) -> Skill:
     if "tags" in changes:
         changes["tags"] = set(changes["tags"] or ()) or None
-    with editing(
-        request, "catalog.change_skill", get_skill_or_404, skill_id, response=response
-    ) as skill:
-        # Holders' copies follow through the marker clean() sets.
-        history.change(request, skill, changes)
-    return skill
+    # Holders' copies follow through the pending marker clean() sets.
+    return edit(
+        request, response, "catalog.change_skill", get_skill_or_404, skill_id, changes=changes
+    )
 
 
 @router.put("/{skill_id}", response={200: SkillOut, **WRITE_ERRORS})
