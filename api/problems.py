@@ -1,4 +1,7 @@
-"""Errors in one shape: RFC 9457 problem details, `application/problem+json`."""
+"""Errors in one shape: RFC 9457 problem details, `application/problem+json`.
+
+The too-large message is here, the lower layer, so the pages (project.errors) share it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import logging
 from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -22,7 +26,6 @@ from dynamo.exceptions import (
     outage_cause,
 )
 from dynamo.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE
-from project.errors import too_large
 
 CONTENT_TYPE = "application/problem+json"
 # The one problem type with extension members; every other problem is about:blank.
@@ -96,6 +99,12 @@ def request_errors(exc: RequestValidationError) -> list[dict[str, str]]:
             loc = loc[1:]
         entries.append({"field": ".".join(loc) or NON_FIELD, "message": error.get("msg", "")})
     return entries
+
+
+def too_large() -> str:
+    """Say how much of a request body the site reads (DATA_UPLOAD_MAX_MEMORY_SIZE)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
+    return f"The request is too large: this site reads at most {limit:.1f} MB of a form or body."
 
 
 def outage() -> HttpResponse:

@@ -16,7 +16,7 @@ from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.parallel import read_together
 from dynamo.validators import FieldErrors, length_between, one_of, validate_visible
 
-from .signals import count_holders, skill_saved
+from .signals import skill_saved
 
 CATEGORIES = (
     "Programming",
@@ -44,7 +44,7 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-# What a skill's `pending` marker asks of `sync_user_skills --pending`.
+# What a skill's `pending` marker asks of the worker that keeps the holders' copies.
 SYNC = "sync"  # rewrite the holders' copies of the name and category
 REMOVE = "remove"  # delete the holders' user-skills, then the skill
 
@@ -61,7 +61,7 @@ class CategoryIndex(GlobalIndex):
 
 
 class PendingIndex(GlobalIndex):
-    """Sparse: only skills with work left for `sync_user_skills --pending`, by kind of work."""
+    """Sparse: only skills with work left for the holders' worker, by kind of work."""
 
     class Meta:
         index_name = "gsi_pending"
@@ -98,7 +98,7 @@ class Skill(DynamoModel):
     category = UnicodeAttribute()
     tags = UnicodeSetAttribute(null=True)
     # Set by a rename or recategorisation (SYNC): the holders' copies are rewritten outside
-    # the request by `sync_user_skills --pending`, which removes the marker when done. Set to
+    # the request by the app that keeps them, which removes the marker when done. Set to
     # REMOVE by a confirmed delete of a held skill: the worker deletes the user-skills, then it.
     pending = UnicodeAttribute(null=True)
     pending_since = UTCDateTimeAttribute(null=True)
@@ -181,19 +181,11 @@ class Skill(DynamoModel):
     def request_removal(self) -> None:
         """Mark the skill for removal with its holders' user-skills, if unchanged since read.
 
-        The worker (`sync_user_skills --pending`) deletes the user-skills, then the skill; from
-        now on no new user-skill may reference it.
+        The holders' worker deletes their copies, then the skill; from now on no new copy may
+        reference it.
         """
         s = type(self)
         self.update(actions=[s.pending.set(REMOVE), s.pending_since.set(utcnow())])
-
-    def holder_count(self, within: float | None = None) -> tuple[int, bool]:
-        """Return how many learners hold this skill and whether that is all of them.
-
-        The users app counts, on its index; `within` seconds bounds the time spent counting.
-        """
-        answers = [a for _, a in count_holders.send(sender=type(self), skill=self, within=within)]
-        return sum(count for count, _ in answers), all(complete for _, complete in answers)
 
     @classmethod
     def named_starting(cls, prefix: str, limit: int = 20) -> list[Skill]:
@@ -220,8 +212,8 @@ class Skill(DynamoModel):
     def written(self, *, created: bool) -> None:
         """Announce the save (skill_saved) and forget the cached skill names the forms offer.
 
-        A rename's copies are rewritten by `sync_user_skills --pending` from the marker clean()
-        set, outside the request; the signal is for any app that wants to follow saves.
+        A rename's copies are rewritten from the marker clean() set, outside the request, by
+        the app that holds them; the signal is for any app that wants to follow saves.
         """
         from .choices import forget_skill_names  # choices reads this module's Skill
 

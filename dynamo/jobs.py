@@ -14,7 +14,7 @@ held while one run rewrites a skill's copies, deleted when it is done), `rank_ti
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import timedelta
 from typing import Any
@@ -79,6 +79,47 @@ def store_watermark(name: str, read: str | None, proposal: str) -> str:
         if value == expected:
             return value
     raise RuntimeError(f"Could not store the {name} watermark: too much contention.")
+
+
+class WatermarkWalk:
+    """One run's walk over a job's positions, from its stored watermark up to `last`.
+
+    Positions are ordered strings (hour buckets, days); `following` gives the next one. A run
+    killed midway stored nothing, so the next run walks again from the same watermark: every
+    step of a walk must be safe to repeat (a conditional write).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        start: str,
+        last: str,
+        following: Callable[[str], str],
+        stored: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.name = name
+        # `stored` reads the watermark where a job kept it before (None: read_watermark).
+        self.read = stored() if stored is not None else read_watermark(name)
+        self.first = self.read or start  # `start` only before the first run
+        self.last = last
+        self.following = following
+
+    def positions(self) -> Iterator[str]:
+        """Yield every position from the watermark to `last`, both included."""
+        position = self.first
+        while position <= self.last:
+            yield position
+            position = self.following(position)
+
+    def finish(self, earliest_left: str | None = None) -> str:
+        """Store the watermark: where the run left something behind, else `last`; return it.
+
+        Return "" when there was nothing to walk (a watermark ahead of `last`).
+        """
+        if self.first > self.last:
+            return ""
+        return store_watermark(self.name, self.read, earliest_left or self.last)
 
 
 def read_state(name: str) -> Any:

@@ -8,11 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views import defaults
 
-
-def too_large() -> str:
-    """Say how much of a request body the site reads (DATA_UPLOAD_MAX_MEMORY_SIZE)."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
-    return f"The request is too large: this site reads at most {limit:.1f} MB of a form or body."
+from api.problems import too_large
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

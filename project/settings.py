@@ -275,7 +275,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # The admin's header and page titles: "Skillboard administration".
 ADMIN_SITE_NAME = "Skillboard"
-# The periodic commands `run_schedule` runs: a list of (command line, interval) or its path.
+# The periodic commands `run_schedule` runs: (command, arguments, interval) entries or their path.
 SCHEDULE = "project.schedule.SCHEDULE"
 
 LANGUAGE_CODE = "en-us"

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext, ngettext
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.expressions.update import Action
 
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
@@ -483,79 +484,62 @@ class UserStats(DynamoModel):
             & (cls.reminder_lease_until.does_not_exist() | (cls.reminder_lease_until < now)),
         )
 
+    def settle_reminder(self, token: str, when: datetime | None, *also: Action) -> bool:
+        """Set the next reminder to `when` (None: none) and clear the claim; False if lost."""
+        cls = type(self)
+        actions = [
+            *cls.next_reminder_actions(when),
+            *also,
+            cls.reminder_claim.remove(),
+            cls.reminder_lease_until.remove(),
+        ]
+        return cls.apply(self.username, actions, cls.reminder_claim == token) is not None
+
+    @classmethod
+    def next_reminder_actions(cls, when: datetime | None) -> list[Action]:
+        """Return the actions setting the next reminder and its hour bucket (None removes it)."""
+        if when is None:
+            return [cls.next_reminder_at.remove(), cls.next_reminder_bucket.remove()]
+        return [cls.next_reminder_at.set(when), cls.next_reminder_bucket.set(reminder_bucket(when))]
+
     def complete_reminder(self, token: str, now: datetime, upcoming: datetime) -> bool:
         """Record a sent reminder and schedule `upcoming`; False if the claim was lost."""
         cls = type(self)
-        done = cls.apply(
-            self.username,
-            [
-                cls.last_reminded_at.set(now),
-                cls.next_reminder_at.set(upcoming),
-                cls.next_reminder_bucket.set(reminder_bucket(upcoming)),
-                cls.reminder_attempts.set(0),
-                cls.reminder_claim.remove(),
-                cls.reminder_lease_until.remove(),
-                cls.last_reminder_error.remove(),
-            ],
-            cls.reminder_claim == token,
+        return self.settle_reminder(
+            token,
+            upcoming,
+            cls.last_reminded_at.set(now),
+            cls.reminder_attempts.set(0),
+            cls.last_reminder_error.remove(),
         )
-        return done is not None
 
     def give_back_reminder(self, token: str, retry_at: datetime, attempts: int, error: str) -> bool:
         """Record a failed send and leave the reminder due at `retry_at`; False if unclaimed."""
         cls = type(self)
-        done = cls.apply(
-            self.username,
-            [
-                cls.next_reminder_at.set(retry_at),
-                cls.next_reminder_bucket.set(reminder_bucket(retry_at)),
-                cls.reminder_attempts.set(attempts),
-                cls.last_reminder_error.set(error[:500]),
-                cls.reminder_claim.remove(),
-                cls.reminder_lease_until.remove(),
-            ],
-            cls.reminder_claim == token,
+        return self.settle_reminder(
+            token,
+            retry_at,
+            cls.reminder_attempts.set(attempts),
+            cls.last_reminder_error.set(error[:500]),
         )
-        return done is not None
 
     def release_reminder(self, token: str, when: datetime) -> bool:
         """Put a claimed reminder off to `when` without sending it; False if unclaimed."""
-        cls = type(self)
-        done = cls.apply(
-            self.username,
-            [
-                cls.next_reminder_at.set(when),
-                cls.next_reminder_bucket.set(reminder_bucket(when)),
-                cls.reminder_claim.remove(),
-                cls.reminder_lease_until.remove(),
-            ],
-            cls.reminder_claim == token,
-        )
-        return done is not None
+        return self.settle_reminder(token, when)
 
     def drop_reminder(self, token: str) -> bool:
         """Remove the reminder of a learner who is gone or soft-deleted, keeping its hour."""
         cls = type(self)
-        done = cls.apply(
-            self.username,
-            [
-                # The hour is kept so that resume_reminder() can schedule it again.
-                cls.reminder_hour.set(cls.reminder_hour | self.next_reminder_at.hour),
-                cls.next_reminder_at.remove(),
-                cls.next_reminder_bucket.remove(),
-                cls.reminder_claim.remove(),
-                cls.reminder_lease_until.remove(),
-            ],
-            cls.reminder_claim == token,
-        )
-        return done is not None
+        # The hour is kept so that resume_reminder() can schedule it again.
+        keep_hour = cls.reminder_hour.set(cls.reminder_hour | self.next_reminder_at.hour)
+        return self.settle_reminder(token, None, keep_hour)
 
     @classmethod
     def resume_reminder(cls, username: str, when: datetime) -> bool:
         """Schedule a reminder at `when` unless one is scheduled already."""
         stored = cls.apply(
             username,
-            [cls.next_reminder_at.set(when), cls.next_reminder_bucket.set(reminder_bucket(when))],
+            cls.next_reminder_actions(when),
             cls.username.exists() & cls.next_reminder_at.does_not_exist(),
         )
         return stored is not None

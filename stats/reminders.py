@@ -84,15 +84,10 @@ def next_daily(stats: UserStats, after: datetime) -> datetime:
     return candidate
 
 
-def buckets_between(first: str, last: str) -> list[str]:
-    """Return every hour bucket from `first` to `last`, both included."""
-    hour = datetime.strptime(first, BUCKET_FORMAT).replace(tzinfo=UTC)
-    end = datetime.strptime(last, BUCKET_FORMAT).replace(tzinfo=UTC)
-    buckets = []
-    while hour <= end:
-        buckets.append(reminder_bucket(hour))
-        hour += timedelta(hours=1)
-    return buckets
+def next_bucket(bucket: str) -> str:
+    """Return the hour bucket after `bucket`."""
+    hour = datetime.strptime(bucket, BUCKET_FORMAT).replace(tzinfo=UTC)
+    return reminder_bucket(hour + timedelta(hours=1))
 
 
 # --- watermark ------------------------------------------------------------------------------
@@ -173,12 +168,16 @@ class Run:
         return self.now + timedelta(seconds=time.monotonic() - self._started)
 
     def __call__(self) -> Summary:
-        read = read_watermark()
-        first = read or reminder_bucket(self.now - FIRST_RUN_LOOKBACK)
-        last = reminder_bucket(self.now)
-        self.summary.watermark_from = first
+        walk = jobs.WatermarkWalk(
+            JOB,
+            start=reminder_bucket(self.now - FIRST_RUN_LOOKBACK),
+            last=reminder_bucket(self.now),
+            following=next_bucket,
+            stored=read_watermark,
+        )
+        self.summary.watermark_from = walk.first
         seen: set[str] = set()
-        for bucket in buckets_between(first, last):
+        for bucket in walk.positions():
             self.summary.buckets += 1
             due = UserStats.gsi_user_stats_reminders.query(
                 bucket, range_key_condition=UserStats.next_reminder_at <= self.now
@@ -190,8 +189,8 @@ class Run:
                 self.summary.due += 1
                 if not self.dry_run:
                     self.handle_one(stats, bucket)
-        if not self.dry_run and first <= last:
-            self.summary.watermark_to = store_watermark(read, min([*self.held, last]))
+        if not self.dry_run:
+            self.summary.watermark_to = walk.finish(min(self.held, default=None))
         return self.summary
 
     def handle_one(self, stats: UserStats, bucket: str) -> None:

@@ -45,21 +45,25 @@ class Summary:
         )
 
 
-def days_between(first: date, last: date) -> list[date]:
-    """Return every day from `first` to `last`, both included."""
-    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+def next_day(day: str) -> str:
+    """Return the day after `day` (YYYY-MM-DD)."""
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
 def expire_due(now: datetime, *, dry_run: bool = False) -> Summary:
     """Break every streak that expired on or before the day of `now`; return what was done."""
     summary = Summary()
     today = now.date()
-    read = jobs.read_watermark(JOB)
-    first = date.fromisoformat(read) if read else today - FIRST_RUN_LOOKBACK
-    summary.watermark_from = first.isoformat()
-    for day in days_between(first, today):
+    walk = jobs.WatermarkWalk(
+        JOB,
+        start=(today - FIRST_RUN_LOOKBACK).isoformat(),
+        last=today.isoformat(),
+        following=next_day,
+    )
+    summary.watermark_from = walk.first
+    for day in walk.positions():
         summary.days += 1
-        for stats in UserStats.gsi_streak_expires_on.query(day.isoformat()):
+        for stats in UserStats.gsi_streak_expires_on.query(day):
             summary.due += 1
             if dry_run:
                 continue
@@ -67,8 +71,8 @@ def expire_due(now: datetime, *, dry_run: bool = False) -> Summary:
                 summary.broken += 1
             else:
                 summary.kept += 1
-    if not dry_run and first <= today:
-        summary.watermark_to = jobs.store_watermark(JOB, read, today.isoformat())
+    if not dry_run:
+        summary.watermark_to = walk.finish()
     return summary
 
 

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 @pytest.fixture
 def site(dynamo, live_server, transactional_db, monkeypatch):
     """Data on DynamoDB Local, a superuser, and five skills to a page."""
-    from catalog.admin import SkillAdmin
+    from users.catalog_admin import SkillAdmin
 
     monkeypatch.setattr(SkillAdmin, "list_per_page", 5)
     StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")

@@ -33,7 +33,7 @@ def catalog(dynamo) -> list[Skill]:
 @pytest.fixture
 def few(dynamo, monkeypatch) -> list[Skill]:
     """Twelve skills, five to a page."""
-    from catalog.admin import SkillAdmin
+    from users.catalog_admin import SkillAdmin
 
     monkeypatch.setattr(SkillAdmin, "list_per_page", 5)
     skills = [Skill(f"few-{n:02d}", name=f"Few {n:02d}", category="Data") for n in range(12)]

@@ -11,13 +11,13 @@ from django.contrib.admin import site as admin_site
 from django.http import HttpResponseRedirect
 from pynamodb.attributes import UnicodeSetAttribute
 
-from catalog.admin import SkillAdmin
 from catalog.models import Skill
 from dynamo_admin.filters import IndexFilter
 from dynamo_admin.models import AdminLog
 from dynamo_admin.writes import write_with_history
 from stats.models import UserStats
 from users.admin import UserAdmin, UserSkillInline
+from users.catalog_admin import SkillAdmin
 from users.models import User
 
 SKILLS = "/admin/catalog/skill/"

@@ -78,7 +78,7 @@ def test_the_users_created_at_header_shows_newest_first_and_offers_no_other_way(
 
 @pytest.fixture
 def catalog(dynamo, monkeypatch) -> None:
-    from catalog.admin import SkillAdmin
+    from users.catalog_admin import SkillAdmin
 
     monkeypatch.setattr(SkillAdmin, "list_per_page", 3)
     batch_put(

@@ -10,11 +10,11 @@ from django.contrib import admin
 from django.contrib.admin import helpers as django_helpers
 from django.contrib.auth.models import User as StaffUser
 
-from catalog.admin import SkillAdmin
 from catalog.models import Skill
 from dynamo_admin import helpers
 from dynamo_admin.forms import item_form_class
 from tests.admin_fixtures import client_for, staff
+from users.catalog_admin import SkillAdmin
 from users.models import User, UserSkill
 
 PYTHON = "/admin/catalog/skill/python/change/"

@@ -132,3 +132,39 @@ def test_a_reserved_key_is_refused_in_user_stats(dynamo, key):
 
     assert "username" in refused.value.message_dict
     assert user_stats_keys() == []
+
+
+def next_letter(position: str) -> str:
+    return chr(ord(position) + 1)
+
+
+def test_a_watermark_walk_starts_at_start_then_at_its_stored_watermark(dynamo):
+    first = jobs.WatermarkWalk("walk", start="b", last="d", following=next_letter)
+    walked = list(first.positions())
+    stored = first.finish()
+
+    second = jobs.WatermarkWalk("walk", start="a", last="f", following=next_letter)
+
+    assert (walked, stored) == (["b", "c", "d"], "d")
+    assert list(second.positions()) == ["d", "e", "f"]  # the last position is read again
+    assert second.finish("e") == "e"  # where the run left something behind
+    assert jobs.read_watermark("walk") == "e"
+
+
+def test_a_walk_killed_before_it_finished_is_walked_again_from_the_same_watermark(dynamo):
+    jobs.store_watermark("walk", None, "c")
+    killed = jobs.WatermarkWalk("walk", start="a", last="e", following=next_letter)
+    next(killed.positions())  # killed here: finish() never ran
+
+    again = jobs.WatermarkWalk("walk", start="a", last="e", following=next_letter)
+
+    assert list(again.positions()) == ["c", "d", "e"]
+
+
+def test_a_walk_with_its_watermark_ahead_of_last_reads_and_stores_nothing(dynamo):
+    jobs.store_watermark("walk", None, "f")
+    walk = jobs.WatermarkWalk("walk", start="a", last="d", following=next_letter)
+
+    assert list(walk.positions()) == []
+    assert walk.finish() == ""
+    assert jobs.read_watermark("walk") == "f"

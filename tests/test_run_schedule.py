@@ -23,29 +23,30 @@ class FakeClock:
 
 
 def test_the_schedule_names_every_periodic_command_with_its_interval():
-    assert dict(schedule.SCHEDULE) == {
-        "sync_user_skills --pending": timedelta(minutes=1),
-        "send_reminders": timedelta(hours=1),
-        "expire_streaks": timedelta(hours=1),
-        "rebuild_rank_tiers": timedelta(minutes=15),
-        "purge_deleted": timedelta(days=1),
-    }
+    assert [
+        ("sync_user_skills", ("--pending",), timedelta(minutes=1)),
+        ("send_reminders", (), timedelta(hours=1)),
+        ("expire_streaks", (), timedelta(hours=1)),
+        ("rebuild_rank_tiers", (), timedelta(minutes=15)),
+        ("purge_deleted", (), timedelta(days=1)),
+    ] == schedule.SCHEDULE
 
 
 def test_each_entry_runs_at_start_then_once_per_interval():
     clock = FakeClock()
     scheduler = Scheduler(
-        [("check", timedelta(minutes=1)), ("diffsettings", timedelta(hours=1))], clock
+        [("check", (), timedelta(minutes=1)), ("diffsettings", ("--all",), timedelta(hours=1))],
+        clock,
     )
 
-    assert scheduler.run_due() == ["check", "diffsettings"]
+    assert scheduler.run_due() == ["check", "diffsettings --all"]
     clock.now += 59
     assert scheduler.run_due() == []
     assert scheduler.seconds_to_next() == 1
     clock.now += 1
     assert scheduler.run_due() == ["check"]
     clock.now += 3600
-    assert scheduler.run_due() == ["check", "diffsettings"]
+    assert scheduler.run_due() == ["check", "diffsettings --all"]
 
 
 def test_once_runs_the_schedule_past_a_missing_and_a_failing_command(dynamo, monkeypatch, caplog):
@@ -53,9 +54,9 @@ def test_once_runs_the_schedule_past_a_missing_and_a_failing_command(dynamo, mon
         schedule,
         "SCHEDULE",
         [
-            ("no_such_command", timedelta(minutes=1)),
-            ("purge_deleted --no-such-flag", timedelta(minutes=1)),
-            ("purge_deleted", timedelta(days=1)),
+            ("no_such_command", (), timedelta(minutes=1)),
+            ("purge_deleted", ("--no-such-flag",), timedelta(minutes=1)),
+            ("purge_deleted", (), timedelta(days=1)),
         ],
     )
     gone = User("gone.long", name="Gone", email="gone@example.com")
@@ -74,7 +75,7 @@ def test_once_runs_the_schedule_past_a_missing_and_a_failing_command(dynamo, mon
 
 
 def test_the_entries_come_from_the_schedule_setting_as_a_list_or_a_path(settings, caplog):
-    settings.SCHEDULE = [("check", timedelta(minutes=1))]
+    settings.SCHEDULE = [("check", (), timedelta(minutes=1))]
     caplog.set_level(logging.INFO, logger="skillboard.schedule")
 
     call_command("run_schedule", "--once")
@@ -83,7 +84,10 @@ def test_the_entries_come_from_the_schedule_setting_as_a_list_or_a_path(settings
     assert [line.split(":")[0] for line in lines] == ["check"]
 
 
-@pytest.mark.parametrize("value", [None, [], "project.schedule.NO_SUCH_LIST"])
+@pytest.mark.parametrize(
+    "value",
+    [None, [], "project.schedule.NO_SUCH_LIST", [("purge_deleted --dry-run", timedelta(days=1))]],
+)
 def test_a_missing_or_unimportable_schedule_is_a_command_error(settings, value):
     settings.SCHEDULE = value
 

@@ -126,9 +126,9 @@ def test_a_skill_nobody_holds_is_deleted_at_once(held, remover):
     assert Skill.get_or_none("cobol") is None
 
 
-def test_the_catalog_counts_holders_through_the_users_app(held):
-    assert Skill.get("python").holder_count() == (3, True)
-    assert Skill.get("cobol").holder_count(within=1.0) == (0, True)
+def test_the_users_app_counts_a_skills_holders_on_its_index(held):
+    assert UserSkill.holders_count("python") == (3, True)
+    assert UserSkill.holders_count("cobol", within=1.0) == (0, True)
 
 
 def delete_selected(client, *skill_ids: str):

@@ -25,6 +25,7 @@ from dynamo_admin.options import DynamoModelAdmin, TabularInline
 from dynamo_admin.sources import IndexQuery
 from dynamo_admin.writes import write_with_history
 
+from .catalog_admin import SkillAdmin  # noqa: F401 (registers the catalog's skills)
 from .models import LearnerWord, User, UserSkill
 
 

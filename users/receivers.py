@@ -8,16 +8,8 @@ from __future__ import annotations
 
 from django.dispatch import receiver
 
-from catalog.signals import count_holders
-
 from .models import LearnerWord, UserSkill
 from .signals import deletion_changed, purging
-
-
-@receiver(count_holders)
-def count_user_skills(sender, skill, within=None, **kwargs) -> tuple[int, bool]:
-    """Count the learners holding a catalog skill (COUNT Queries on gsi_skill_id)."""
-    return UserSkill.holders_count(skill.skill_id, within=within)
 
 
 @receiver(deletion_changed)

@@ -20,7 +20,8 @@ from users.models import USERNAME_RE, User, UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..locking import check_if_match, etag_of, tag
+from ..editing import edit, editing
+from ..locking import etag_of, tag
 from ..problems import Problem
 from ..schemas import (
     LearnerCreate,
@@ -141,12 +142,10 @@ def get_learner(request: HttpRequest, response: HttpResponse, username: str):
 
 
 def _update_learner(request: HttpRequest, response: HttpResponse, username: str, changes: dict):
-    require(request, "users.change_user")
-    learner = get_learner_or_404(username)
-    check_if_match(request, learner)
-    history.change(request, learner, changes)  # written(): boards follow a rename
-    tag(response, learner)
-    return learner
+    # written(): boards follow a rename.
+    return edit(
+        request, response, "users.change_user", get_learner_or_404, username, changes=changes
+    )
 
 
 @router.put("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
@@ -168,26 +167,24 @@ def update_learner(
 @router.delete("/{username}", response={200: LearnerOut, **WRITE_ERRORS})
 def delete_learner(request: HttpRequest, response: HttpResponse, username: str):
     """Soft-delete a learner: off the boards and the search; purged after the retention."""
-    require(request, "users.delete_user")
-    learner = get_learner_or_404(username)
-    check_if_match(request, learner)
-    if learner.is_deleted:
-        raise HttpError(409, f"{username} is soft-deleted already.")
-    history.change(request, learner, {"deleted_at": utcnow()})  # written(): off the boards
-    tag(response, learner)
+    with editing(
+        request, "users.delete_user", get_learner_or_404, username, response=response
+    ) as learner:
+        if learner.is_deleted:
+            raise HttpError(409, f"{username} is soft-deleted already.")
+        history.change(request, learner, {"deleted_at": utcnow()})  # written(): off the boards
     return learner
 
 
 @router.post("/{username}/restore", response={200: LearnerOut, **WRITE_ERRORS})
 def restore_learner(request: HttpRequest, response: HttpResponse, username: str):
     """Undo a soft delete (refused once the gardener has started purging the learner)."""
-    require(request, "users.change_user")
-    learner = get_learner_or_404(username)
-    check_if_match(request, learner)
-    if not learner.is_deleted:
-        raise HttpError(409, f"{username} is not soft-deleted.")
-    history.change(request, learner, {"deleted_at": None})  # written(): back on the boards
-    tag(response, learner)
+    with editing(
+        request, "users.change_user", get_learner_or_404, username, response=response
+    ) as learner:
+        if not learner.is_deleted:
+            raise HttpError(409, f"{username} is not soft-deleted.")
+        history.change(request, learner, {"deleted_at": None})  # written(): back on the boards
     return learner
 
 
@@ -246,12 +243,10 @@ def get_learner_skill(request: HttpRequest, response: HttpResponse, username: st
 def _update_learner_skill(
     request: HttpRequest, response: HttpResponse, username: str, skill_id: str, changes: dict
 ):
-    require(request, "users.change_userskill")
-    held = get_learner_skill_or_404(username, skill_id)
-    check_if_match(request, held)
-    history.change(request, held, changes)
-    tag(response, held)
-    return held
+    read = get_learner_skill_or_404
+    return edit(
+        request, response, "users.change_userskill", read, username, skill_id, changes=changes
+    )
 
 
 @router.put("/{username}/skills/{skill_id}", response={200: LearnerSkillOut, **WRITE_ERRORS})
@@ -282,10 +277,10 @@ def update_learner_skill(
 @router.delete("/{username}/skills/{skill_id}", response={204: None, **WRITE_ERRORS})
 def remove_learner_skill(request: HttpRequest, username: str, skill_id: str):
     """Remove a skill from a learner."""
-    require(request, "users.delete_userskill")
-    held = get_learner_skill_or_404(username, skill_id)
-    check_if_match(request, held)
-    history.write(request, held, history.DELETION)
+    with editing(
+        request, "users.delete_userskill", get_learner_skill_or_404, username, skill_id
+    ) as held:
+        history.write(request, held, history.DELETION)
     return Status(204, None)
 
 

@@ -12,7 +12,8 @@ from users.models import UserSkill
 
 from .. import history, paging
 from ..auth import require
-from ..locking import check_if_match, tag
+from ..editing import edit, editing
+from ..locking import tag
 from ..problems import Problem
 from ..schemas import SkillCreate, SkillFields, SkillOut, SkillPage, SkillPatch
 
@@ -115,15 +116,12 @@ def get_skill(request: HttpRequest, response: HttpResponse, skill_id: str):
 
 
 def _update(request: HttpRequest, response: HttpResponse, skill_id: str, changes: dict) -> Skill:
-    require(request, "catalog.change_skill")
-    skill = get_skill_or_404(skill_id)
-    check_if_match(request, skill)
     if "tags" in changes:
         changes["tags"] = set(changes["tags"] or ()) or None
-    # Conditional on the version If-Match named; holders' copies follow through written().
-    history.change(request, skill, changes)
-    tag(response, skill)
-    return skill
+    # Holders' copies follow through the pending marker clean() sets.
+    return edit(
+        request, response, "catalog.change_skill", get_skill_or_404, skill_id, changes=changes
+    )
 
 
 @router.put("/{skill_id}", response={200: SkillOut, **WRITE_ERRORS})
@@ -143,15 +141,13 @@ def update_skill(request: HttpRequest, response: HttpResponse, skill_id: str, pa
 @router.delete("/{skill_id}", response={204: None, **WRITE_ERRORS})
 def delete_skill(request: HttpRequest, skill_id: str):
     """Delete a skill no learner holds (one Query on gsi_skill_id finds a holder)."""
-    require(request, "catalog.delete_skill")
-    skill = get_skill_or_404(skill_id)
-    check_if_match(request, skill)
-    holder = next(iter(UserSkill.gsi_skill_id.query(skill_id, limit=1, page_size=1)), None)
-    if holder is not None:
-        raise HttpError(
-            409,
-            f"Learners hold {skill.name!r} (for one, {holder.username}): remove it from them "
-            "before deleting it from the catalog.",
-        )
-    history.write(request, skill, history.DELETION)
+    with editing(request, "catalog.delete_skill", get_skill_or_404, skill_id) as skill:
+        holder = next(iter(UserSkill.gsi_skill_id.query(skill_id, limit=1, page_size=1)), None)
+        if holder is not None:
+            raise HttpError(
+                409,
+                f"Learners hold {skill.name!r} (for one, {holder.username}): remove it from "
+                "them before deleting it from the catalog.",
+            )
+        history.write(request, skill, history.DELETION)
     return Status(204, None)

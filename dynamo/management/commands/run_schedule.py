@@ -18,33 +18,37 @@ from django.utils.module_loading import import_string
 logger = logging.getLogger("skillboard.schedule")
 
 
-class Scheduler:
-    """Runs each (command line, interval) entry when due; a failing entry never stops the rest."""
+Entry = tuple[str, tuple[str, ...], timedelta]  # (command, its arguments, interval)
 
-    def __init__(self, entries: list[tuple[str, timedelta]], clock: Callable[[], float]):
+
+class Scheduler:
+    """Runs each (command, arguments, interval) entry when due; a failure never stops the rest."""
+
+    def __init__(self, entries: list[Entry], clock: Callable[[], float]):
         self.entries = entries
         self.clock = clock
         # Everything is due at start: each command catches up what it missed while stopped.
-        self.next_run = {line: clock() for line, _ in entries}
+        self.next_run = {(name, tuple(args)): clock() for name, args, _ in entries}
 
     def run_due(self) -> list[str]:
-        """Run every entry whose time has come; return the lines that ran."""
+        """Run every entry whose time has come; return the command lines that ran."""
         ran = []
-        for line, interval in self.entries:
-            if self.clock() < self.next_run[line]:
+        for name, args, interval in self.entries:
+            key = (name, tuple(args))
+            if self.clock() < self.next_run[key]:
                 continue
-            self.run_one(line)
-            self.next_run[line] = self.clock() + interval.total_seconds()
-            ran.append(line)
+            self.run_one(name, *args)
+            self.next_run[key] = self.clock() + interval.total_seconds()
+            ran.append(shlex.join(key[:1] + key[1]))
         return ran
 
     def seconds_to_next(self) -> float:
         """Return how long until the next entry is due."""
         return max(0.0, min(self.next_run.values()) - self.clock())
 
-    def run_one(self, line: str) -> bool:
-        """Run one command line in this process; log one line saying how it went."""
-        name, *args = shlex.split(line)
+    def run_one(self, name: str, *args: str) -> bool:
+        """Run one command in this process; log one line saying how it went."""
+        line = shlex.join([name, *args])
         out = StringIO()
         started = time.perf_counter()
         try:
@@ -87,7 +91,7 @@ class Command(BaseCommand):
             self.stdout.write("Scheduler stopped.")
 
 
-def scheduled_entries() -> list[tuple[str, timedelta]]:
+def scheduled_entries() -> list[Entry]:
     """Return the SCHEDULE setting's entries: a list, or the dotted path of one."""
     entries = getattr(settings, "SCHEDULE", None)
     if isinstance(entries, str):
@@ -96,7 +100,13 @@ def scheduled_entries() -> list[tuple[str, timedelta]]:
         except ImportError as exc:
             raise CommandError(f"SCHEDULE names {entries!r}, which cannot be imported.") from exc
     if not entries:
-        raise CommandError("Set SCHEDULE to the (command line, interval) pairs to run.")
+        raise CommandError("Set SCHEDULE to the (command, arguments, interval) entries to run.")
+    for entry in entries:
+        if not (len(entry) == 3 and isinstance(entry[0], str) and isinstance(entry[2], timedelta)):
+            raise CommandError(
+                f"SCHEDULE entry {entry!r} is not (command, arguments, interval), "
+                'e.g. ("sync_user_skills", ("--pending",), timedelta(minutes=1)).'
+            )
     return list(entries)
 
 

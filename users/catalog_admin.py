@@ -1,12 +1,22 @@
+"""The catalog's skills in the admin, with their holders: a rename says what it left pending,
+a delete counts the learners holding the skill and removes their user-skills with it.
+
+The users app owns this page because the holders are its own (catalog knows nothing of
+them); sync_user_skills --pending finishes what a rename or a removal left.
+"""
+
+from __future__ import annotations
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 
+from catalog.models import CATEGORIES, SKILL_ID_RE, SYNC, Skill
 from dynamo_admin.decorators import register
 from dynamo_admin.keys import object_id
 from dynamo_admin.options import DynamoModelAdmin
 
-from .models import CATEGORIES, SKILL_ID_RE, SYNC, Skill
+from .models import UserSkill
 
 # Removing a held skill removes its holders' user-skills: that takes this permission too.
 REMOVE_HOLDERS_PERMISSION = "users.delete_userskill"
@@ -60,7 +70,7 @@ class SkillAdmin(DynamoModelAdmin):
         if skill is None or skill.pending != SYNC:
             return
         # Counting 34,540 holders takes seconds: the message waits at most one.
-        holders, complete = skill.holder_count(within=COUNT_SECONDS)
+        holders, complete = UserSkill.holders_count(skill.skill_id, within=COUNT_SECONDS)
         if holders:
             messages.info(
                 request,
@@ -72,13 +82,15 @@ class SkillAdmin(DynamoModelAdmin):
     def render_delete_form(self, request, context):
         """Show the confirmation with how many user-skills would go with the skill."""
         # A COUNT Query on gsi_skill_id, only when the page is shown (not on a successful POST).
-        context["holders"] = context["object"].holder_count()[0]
+        context["holders"] = UserSkill.holders_count(context["object"].skill_id)[0]
         context["may_remove_holders"] = request.user.has_perm(REMOVE_HOLDERS_PERMISSION)
         return super().render_delete_form(request, context)
 
     def delete_model(self, request, obj: Skill) -> None:
         """Delete an unheld skill; mark a held one for removal with its holders' user-skills."""
-        holders = obj.holder_count()[0]  # counted when deleting: the page's count may be old
+        holders = UserSkill.holders_count(obj.skill_id)[
+            0
+        ]  # counted when deleting: the page's count may be old
         if not holders:
             return super().delete_model(request, obj)
         if not request.user.has_perm(REMOVE_HOLDERS_PERMISSION):
