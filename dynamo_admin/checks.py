@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
 
-from .filters import ListFilter, filter_class_for, indexes_of
-from .views.changelist import ordered_reads
+from .filters import ListFilter, filter_class_for
+from .keys import indexes_of
+from .sources import word_index_of
 
 if TYPE_CHECKING:
     from .options import DynamoModelAdmin
@@ -151,14 +152,14 @@ def check_ordering(model_admin) -> list[checks.CheckMessage]:
 def served_orders(model_admin) -> set[str]:
     """Return the attributes this admin's reads list by: whole-table, filters, search, months."""
     model = model_admin.model
-    served = set(ordered_reads(model_admin, None))
+    served = set(model_admin.get_ordered_reads(None))
     for entry in model_admin.list_filter:
         filter_class = filter_class_for(model, entry)
         if filter_class is not None:
             served.update(filter_class.sort_keys(model))
     if model_admin.search_fields:
         served.update(model.key_attribute_names()[1:])
-        words = getattr(model, "word_index", None)
+        words = word_index_of(model)
         if words is not None and set(words.fields) & {
             f.lstrip("=^") for f in model_admin.search_fields
         }:

@@ -9,26 +9,17 @@ pair, or a subclass of either class.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
 from pynamodb.expressions.condition import Condition
 
-from dynamo import limits
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
+from .keys import indexes_of, parse_key_value
 from .sources import IndexQuery, IndexScan, Source
-
-
-def indexes_of(model: type[DynamoModel]) -> dict[str, GlobalIndex]:
-    """Return the model's global indexes by index name."""
-    return {index.Meta.index_name: index for index in model._indexes.values()}
 
 
 def index_partitioned_by(model: type[DynamoModel], attribute: str) -> GlobalIndex | None:
@@ -37,28 +28,6 @@ def index_partitioned_by(model: type[DynamoModel], attribute: str) -> GlobalInde
         if isinstance(index, GlobalIndex) and index.hash_key_names() == [attribute]:
             return index
     return None
-
-
-def parse_key_value(attribute: Attribute, text: str) -> Any:
-    """Return a query-string value typed as the key attribute; raise ValueError if it is not."""
-    if isinstance(attribute, NumberAttribute):
-        try:
-            number = Decimal(text)
-        except InvalidOperation as exc:
-            raise ValueError(_("%(value)r is not a number.") % {"value": text}) from exc
-        problem = limits.number_problem(number)
-        if problem:
-            raise ValueError(problem)
-        return int(number) if number == number.to_integral_value() else float(number)
-    if isinstance(attribute, UTCDateTimeAttribute):
-        value = parse_datetime(text)
-        if not isinstance(value, datetime) or value.tzinfo is None:
-            raise ValueError(_("%(value)r is not a date and time with its zone.") % {"value": text})
-        return value
-    problem = limits.key_problem(text, sort=attribute.is_range_key)
-    if problem:
-        raise ValueError(problem)
-    return text
 
 
 class ListFilter:

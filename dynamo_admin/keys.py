@@ -1,13 +1,19 @@
-"""Primary keys in admin URLs: each key value quoted as Django's admin quotes a pk, then joined."""
+"""Keys in admin URLs and query strings: an object id quoted as Django's admin quotes a pk, a
+value typed as its key attribute, and the indexes a model's keys can be read by."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.contrib.admin.utils import quote, unquote
-from pynamodb.attributes import NumberAttribute
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
 
+from dynamo import limits
+from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
 # quote() escapes commas inside a value, so a bare comma can only be the separator.
@@ -77,3 +83,30 @@ class Original:
 
     def __str__(self) -> str:
         return str(self.item)
+
+
+def indexes_of(model: type[DynamoModel]) -> dict[str, GlobalIndex]:
+    """Return the model's global indexes by index name."""
+    return {index.Meta.index_name: index for index in model._indexes.values()}
+
+
+def parse_key_value(attribute: Attribute, text: str) -> Any:
+    """Return a query-string value typed as the key attribute; raise ValueError if it is not."""
+    if isinstance(attribute, NumberAttribute):
+        try:
+            number = Decimal(text)
+        except InvalidOperation as exc:
+            raise ValueError(_("%(value)r is not a number.") % {"value": text}) from exc
+        problem = limits.number_problem(number)
+        if problem:
+            raise ValueError(problem)
+        return int(number) if number == number.to_integral_value() else float(number)
+    if isinstance(attribute, UTCDateTimeAttribute):
+        value = parse_datetime(text)
+        if not isinstance(value, datetime) or value.tzinfo is None:
+            raise ValueError(_("%(value)r is not a date and time with its zone.") % {"value": text})
+        return value
+    problem = limits.key_problem(text, sort=attribute.is_range_key)
+    if problem:
+        raise ValueError(problem)
+    return text

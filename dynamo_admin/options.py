@@ -30,15 +30,14 @@ from .autocomplete import DynamoAutocompleteSelect
 from .checks import DynamoModelAdminChecks
 from .deletion import delete_with_related
 from .display import masked
-from .filters import ListFilter, filter_class_for, indexes_of
+from .filters import ListFilter, filter_class_for
 from .forms import ItemForm, formfield_for, item_form_class
 from .inlines import InlineFormSet
-from .keys import key_values, object_id
+from .keys import indexes_of, key_values, object_id
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
-from .sources import Source
-from .views import changelist
 from .views.change import ChangeFormViews
+from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
 
@@ -229,11 +228,14 @@ class BaseDynamoAdmin:
         return self.has_view_permission(request, obj) or self.has_change_permission(request, obj)
 
 
-class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdmin):
+class DynamoModelAdmin(
+    ChangeListViews, ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdmin
+):
     """Admin options for one DynamoDB model, with Django's option names and view hooks.
 
-    The add/change, delete and history pages are the methods of the mixins it inherits
-    (dynamo_admin/views/), each step one of Django's ModelAdmin hooks, overridden as in Django.
+    The changelist, add/change, delete and history pages are the methods of the mixins it
+    inherits (dynamo_admin/views/), each step one of Django's ModelAdmin hooks, overridden as
+    in Django.
     """
 
     list_display: Sequence[str | Callable] = ("__str__",)
@@ -285,13 +287,6 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
 
     def get_search_fields(self, request) -> Sequence[str]:
         return self.search_fields
-
-    def get_search_source(self, request, search_term: str) -> Source | None:
-        """Return the read that answers a search, or None for the one search_fields declare.
-
-        Where Django has get_search_results(); raise ValueError to show the problem (a 400).
-        """
-        return None
 
     def get_ordering(self, request) -> Sequence[str]:
         return self.ordering
@@ -577,18 +572,6 @@ class DynamoModelAdmin(ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdm
         return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
 
     # --- views, with Django's names and signatures ---------------------------------------
-    def get_changelist(self, request, **kwargs):
-        """Return the ChangeList class for use on the changelist page."""
-        return changelist.ChangeList
-
-    def get_changelist_instance(self, request):
-        """Return the ChangeList of this request (raises BadQuery for a bad query string)."""
-        changelist_class = self.get_changelist(request)
-        return changelist_class(request, self)
-
-    def changelist_view(self, request, extra_context=None):
-        return changelist.changelist_view(self, request, extra_context)
-
     def add_view(self, request, form_url="", extra_context=None):
         return self.changeform_view(request, None, form_url, extra_context)
 

@@ -1,18 +1,26 @@
 """The DynamoDB reads behind a changelist page: a limited Scan, a Query or a GetItem, or an
-index read in its sort order across partitions (merged, or month by month)."""
+index read in its sort order across partitions (merged, or month by month); and their planning,
+from the model's keys and indexes: which read lists the table in an attribute's order
+(`ordered_reads`) and which answers a search (`search_read`)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from functools import partial
 from itertools import islice
 from typing import Any
 
+from django.utils.translation import gettext as _
+from pynamodb.attributes import Attribute
 from pynamodb.expressions.condition import Condition
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
+
+from .keys import indexes_of, parse_key_value
 
 Key = dict[str, Any]
 
@@ -40,6 +48,8 @@ class Source:
 
     sort_keys: tuple[str, ...] = ()
     ordered = False
+    # What the changelist says it read ("Query of the index …"); ours are named there.
+    description = ""
 
     def read(self, model: type[DynamoModel], per_page: int, start: Key | None, forward: bool):
         raise NotImplementedError
@@ -399,3 +409,100 @@ class WordSearch(Source):
     def scope(self, forward: bool) -> str:
         direction = "asc" if forward else "desc"
         return f"words:{self.words.Meta.table_name}:{' '.join(self.terms)!r}:{direction}"
+
+
+# --- planning --------------------------------------------------------------------------------
+# Each ordered read of a listing, by the attribute it lists by: the read and its directions.
+OrderedReads = dict[str, tuple[Source, tuple[bool, ...]]]
+
+
+def word_index_of(model: type[DynamoModel]) -> Any:
+    """Return the model's word index (a dynamo.words.WordIndex subclass), or None."""
+    return getattr(model, "word_index", None)
+
+
+def ordered_reads(
+    model: type[DynamoModel],
+    index_partitions: Callable[[GlobalIndex], Sequence[Any]],
+    date_index: GlobalIndex | None = None,
+) -> OrderedReads:
+    """Return the reads that list the whole table in an attribute's order, and their directions.
+
+    An index whose partition key has few known values (`index_partitions(index)`, the admin's
+    get_index_partitions) is read by merging its partitions, both ways; the date hierarchy's
+    month index is walked newest first. Any other order would take a Scan of everything: the
+    listing is then in Scan order.
+    """
+    table_keys = model.key_attribute_names()
+    reads: OrderedReads = {}
+    for index in indexes_of(model).values():
+        range_names = index.range_key_names()
+        partitions = index_partitions(index)
+        if not partitions or not range_names:
+            continue
+        if len(partitions) == 1:
+            read: Source = IndexQuery(index, partitions[0])
+        elif range_names[-len(table_keys) :] == table_keys:
+            read = IndexMerge(index, tuple(partitions))  # a unique order: resumes exactly
+        else:
+            read = PartitionMerge(index, tuple(partitions))
+        reads.setdefault(range_names[0], (read, (True, False)))
+    if date_index is not None and date_index.range_key_names():
+        reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
+    return reads
+
+
+def key_terms(text: str) -> list[str]:
+    """Split a search into key terms: `alice python`, `alice/python` or one term."""
+    return [term for term in re.split(r"[\s/]+", text.strip()) if term][:2]
+
+
+def search_read(model: type[DynamoModel], search_fields: Sequence[str], text: str) -> Source:
+    """Return the read a search asks for: a word search, a GetItem or a Query by key.
+
+    Raises ValueError (dynamo.words.BadSearch among them) with the problem, for a 400 page.
+    """
+    words = word_index_of(model)
+    if words is not None and set(words.fields) & {f.lstrip("=^") for f in search_fields}:
+        return word_search(model, words, search_fields, text)
+    return key_search(model, search_fields, text)
+
+
+def word_search(
+    model: type[DynamoModel], words: Any, search_fields: Sequence[str], text: str
+) -> WordSearch:
+    """Return the word search, led by the exact key when `=<hash key>` is searched too."""
+    hash_name = model.key_attribute_names()[0]
+    exact = None
+    if f"={hash_name}" in search_fields and len(key_terms(text)) == 1:
+        try:
+            exact = (parse_key_value(model.get_attributes()[hash_name], text.strip()),)
+        except ValueError:
+            exact = None  # not a key: the words alone answer
+    return WordSearch(words, text, exact)
+
+
+def key_search(model: type[DynamoModel], search_fields: Sequence[str], text: str) -> Source:
+    """Return the key lookup a search asks for: a GetItem or a Query on the table."""
+    attributes = model.get_attributes()
+    hash_name, *range_names = model.key_attribute_names()
+    prefix = bool(range_names) and f"^{range_names[0]}" in search_fields
+    terms = key_terms(text)
+    if not terms:
+        raise ValueError(_("Search by key: type a key value, not only separators."))
+    try:
+        hash_value = parse_key_value(attributes[hash_name], terms[0])
+        if not range_names:
+            return GetItem((hash_value,))
+        if len(terms) == 1:
+            return TableQuery(hash_value, range_key=range_names[0])
+        range_attribute: Attribute = attributes[range_names[0]]
+        # `ychen ^k`: the help's `^` typed as well, as Django's search_fields spell it.
+        range_value = parse_key_value(range_attribute, terms[1].lstrip("^") or terms[1])
+    except ValueError as exc:
+        raise ValueError(_("Bad search: %(problem)s") % {"problem": exc}) from exc
+    if prefix:
+        return TableQuery(
+            hash_value, range_attribute.startswith(range_value), range_key=range_names[0]
+        )
+    return GetItem((hash_value, range_value))

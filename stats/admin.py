@@ -277,22 +277,22 @@ class StudySessionAdmin(DynamoModelAdmin):
     date_hierarchy = "gsi_started_month"
     ordering = ("-session_id",)
 
-    def get_search_source(self, request, search_term: str):
+    def get_search_results(self, request, queryset, search_term: str):
         """Read the sessions of the one learner a search names (the learner search)."""
         try:
             found = LearnerWord.find(search_term, limit=MATCHES_NAMED)
         except BadSearch:
-            return None  # the key lookup says what is wrong
+            found = []  # the key lookup says what is wrong
         exact = [u for u in found if u.username == search_term.strip()]
         if exact or len(found) == 1:
-            return TableQuery((exact or found)[0].username, range_key="session_id")
+            return TableQuery((exact or found)[0].username, range_key="session_id"), False
         if found:
             names = ", ".join(u.username for u in found)
             raise ValueError(
                 _("Several learners match “%(text)s”: %(names)s. Search one username.")
                 % {"text": search_term, "names": names}
             )
-        return None
+        return super().get_search_results(request, queryset, search_term)
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -216,13 +216,15 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
         "(“ychen k”)."
     )
 
-    def get_search_source(self, request, search_term: str):
+    def get_search_results(self, request, queryset, search_term: str):
         """A catalog skill's name lists its holders (gsi_skill_id); else the key lookup."""
         key = name_key(search_term.strip())
-        if not key or not limits.keys_fit((key,)):
-            return None
-        skill = next(iter(Skill.gsi_name_key.query(key, limit=1)), None)
-        return IndexQuery(UserSkill.gsi_skill_id, skill.skill_id) if skill is not None else None
+        skill = None
+        if key and limits.keys_fit((key,)):
+            skill = next(iter(Skill.gsi_name_key.query(key, limit=1)), None)
+        if skill is None:
+            return super().get_search_results(request, queryset, search_term)
+        return IndexQuery(UserSkill.gsi_skill_id, skill.skill_id), False
 
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")

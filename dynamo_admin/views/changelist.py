@@ -2,7 +2,9 @@
 
 The search (a key lookup), a list filter or the date hierarchy each pick one Query or GetItem;
 with none of them the listing is a Scan with a limit. One read at a time: choosing one drops
-the others from the links. Pages move through signed cursors, never offsets or counts.
+the others from the links. Pages move through signed cursors, never offsets or counts. The
+reads are planned in dynamo_admin/sources.py; ChangeListViews is the page, as DynamoModelAdmin's
+methods.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
@@ -20,7 +23,6 @@ from django.utils import formats, timezone
 from django.utils.http import urlencode
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from pynamodb.attributes import Attribute
 
 from dynamo.cursors import InvalidCursor
 from dynamo.models import DynamoModel
@@ -28,19 +30,17 @@ from dynamo.words import BadSearch
 
 from .. import pagination
 from ..display import display
-from ..filters import indexes_of, parse_key_value
 from ..keys import key_values, object_id
 from ..sources import (
-    GetItem,
-    IndexMerge,
     IndexQuery,
     MonthWalk,
-    PartitionMerge,
+    OrderedReads,
     PartitionQuery,
     Source,
-    TableQuery,
     TableScan,
     WordSearch,
+    ordered_reads,
+    search_read,
 )
 
 if TYPE_CHECKING:
@@ -74,11 +74,6 @@ class Row:
     cells: list[str]
 
 
-def search_terms(text: str) -> list[str]:
-    """Split a search into key terms: `alice python`, `alice/python` or one term."""
-    return [term for term in re.split(r"[\s/]+", text.strip()) if term][:2]
-
-
 class ChangeList:
     """The listing of one changelist request: which read, which page, which links."""
 
@@ -99,6 +94,9 @@ class ChangeList:
         self.order = self.get_order()
         self.combined: list[str] = []
         self.uncombined: list[str] = []
+        self.ordered_reads = model_admin.get_ordered_reads(request)
+        # Set by get_search_results: the page then drops an item already listed on it.
+        self.may_have_duplicates = False
         self.source, self.active = self.get_source()
         self.forward = self.get_direction()
         self.scope = (
@@ -114,12 +112,26 @@ class ChangeList:
             )
         except BadSearch as exc:
             raise BadQuery(str(exc)) from exc
+        if self.may_have_duplicates:
+            # As Django's distinct(): each item once, where it first comes.
+            first = {}
+            for item in self.page.items:
+                first.setdefault(item.pk, item)
+            self.page.items = list(first.values())
 
     # --- which read -----------------------------------------------------------------------
     def get_source(self) -> tuple[Source, str]:
         """Return the read this query string asks for and the parameter that chose it."""
-        if self.query and self.search_fields:
-            return self.combine(self.search_source()), SEARCH_VAR
+        listing = self.listing_source()
+        if self.query:
+            try:
+                source, self.may_have_duplicates = self.model_admin.get_search_results(
+                    self.request, listing, self.query
+                )
+            except ValueError as exc:
+                raise BadQuery(str(exc)) from exc
+            if source is not listing:
+                return self.combine(source), SEARCH_VAR
         for list_filter in self.filters:
             if list_filter.value() is not None:
                 try:
@@ -133,11 +145,15 @@ class ChangeList:
                 if not MONTH_RE.match(month):
                     raise BadQuery(_("Choose a month as YYYY-MM."))
                 return IndexQuery(self.date_index, month), self.date_parameter
-        reads = ordered_reads(self.model_admin, self.request)
+        return listing, ""
+
+    def listing_source(self) -> Source:
+        """Return the read of the whole table: in the chosen or declared order, else a Scan."""
+        reads = self.ordered_reads
         for name, forward in [self.order, *self.declared_order()]:
             if name in reads and forward in reads[name][1]:
-                return reads[name][0], ""
-        return TableScan(), ""
+                return reads[name][0]
+        return TableScan()
 
     def chosen_narrowings(self) -> list[tuple[str, tuple[str, Any] | None]]:
         """Return each chosen filter's and month's title and (attribute, condition on items)."""
@@ -206,58 +222,6 @@ class ChangeList:
         """Return the admin's `ordering` as (attribute, ascending) pairs."""
         entries = self.model_admin.get_ordering(self.request)
         return [(entry.lstrip("-"), not entry.startswith("-")) for entry in entries]
-
-    def search_source(self) -> Source:
-        """Return the read a search asks for: a word search, a GetItem or a Query by key."""
-        try:
-            source = self.model_admin.get_search_source(self.request, self.query)
-        except ValueError as exc:
-            raise BadQuery(str(exc)) from exc
-        if source is not None:
-            return source
-        words = word_index_of(self.model)
-        if words is not None and set(words.fields) & {f.lstrip("=^") for f in self.search_fields}:
-            return self.word_search(words)
-        return self.key_search()
-
-    def word_search(self, words) -> WordSearch:
-        """Return the word search, led by the exact key when `=<hash key>` is searched too."""
-        hash_name = self.model.key_attribute_names()[0]
-        exact = None
-        if f"={hash_name}" in self.search_fields and len(search_terms(self.query)) == 1:
-            try:
-                exact = (parse_key_value(self.model.get_attributes()[hash_name], self.query),)
-            except ValueError:
-                exact = None  # not a key: the words alone answer
-        try:
-            return WordSearch(words, self.query, exact)
-        except BadSearch as exc:
-            raise BadQuery(str(exc)) from exc
-
-    def key_search(self) -> Source:
-        """Return the key lookup a search asks for: a GetItem or a Query on the table."""
-        attributes = self.model.get_attributes()
-        hash_name, *range_names = self.model.key_attribute_names()
-        prefix = bool(range_names) and f"^{range_names[0]}" in self.search_fields
-        terms = search_terms(self.query)
-        if not terms:
-            raise BadQuery(_("Search by key: type a key value, not only separators."))
-        try:
-            hash_value = parse_key_value(attributes[hash_name], terms[0])
-            if not range_names:
-                return GetItem((hash_value,))
-            if len(terms) == 1:
-                return TableQuery(hash_value, range_key=range_names[0])
-            range_attribute: Attribute = attributes[range_names[0]]
-            # `ychen ^k`: the help's `^` typed as well, as Django's search_fields spell it.
-            range_value = parse_key_value(range_attribute, terms[1].lstrip("^") or terms[1])
-        except ValueError as exc:
-            raise BadQuery(_("Bad search: %(problem)s") % {"problem": exc}) from exc
-        if prefix:
-            return TableQuery(
-                hash_value, range_attribute.startswith(range_value), range_key=range_names[0]
-            )
-        return GetItem((hash_value, range_value))
 
     def get_direction(self) -> bool:
         """Return True for ascending sort-key order: the `o` parameter, else `ordering`."""
@@ -329,7 +293,7 @@ class ChangeList:
         """
         columns = []
         sort_key = self.source.sort_keys[0] if self.source.ordered else None
-        reads = {} if self.active else ordered_reads(self.model_admin, self.request)
+        reads = {} if self.active else self.ordered_reads
         for number, entry in enumerate(self.list_display):
             name = entry if isinstance(entry, str) else entry.__name__
             column = Column(name, self.model_admin.column_header(entry))
@@ -437,9 +401,12 @@ class ChangeList:
         return index.Meta.index_name if index is not None else ""
 
     def describe_read(self) -> str:
-        """Return what the page read, for the line above the results."""
-        kind = type(self.source).__name__
-        return {
+        """Return what the page read, for the line above the results.
+
+        A read of the project's own (from get_search_results or get_ordered_reads) says its
+        `description`, else its class name; a subclass of ours says what its base reads.
+        """
+        descriptions = {
             "TableScan": _("Scan of the table (one page)"),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
             "IndexMerge": _("Queries of every partition of the index %(index)s, merged"),
@@ -451,120 +418,138 @@ class ChangeList:
             "WordSearch": _(
                 "Query of the word index %(index)s, then one BatchGetItem of the matches"
             ),
-        }[kind] % {"index": self.index_name}
+        }
+        if self.source.description:
+            return self.source.description
+        for kind in type(self.source).__mro__:
+            if kind.__name__ in descriptions:
+                return descriptions[kind.__name__] % {"index": self.index_name}
+        return type(self.source).__name__
 
 
-def word_index_of(model: type[DynamoModel]):
-    """Return the model's word index (a dynamo.words.WordIndex), or None."""
-    return getattr(model, "word_index", None)
+class ChangeListViews:
+    """The changelist page of DynamoModelAdmin and its actions, each step one of Django's hooks."""
 
+    def get_changelist(self, request, **kwargs: Any) -> type[ChangeList]:
+        """Return the ChangeList class for use on the changelist page."""
+        return ChangeList
 
-def ordered_reads(model_admin: DynamoModelAdmin, request) -> dict[str, tuple[Source, tuple]]:
-    """Return the reads that list the whole table in an attribute's order, and their directions.
+    def get_changelist_instance(self, request) -> ChangeList:
+        """Return the ChangeList of this request (raises BadQuery for a bad query string)."""
+        changelist_class = self.get_changelist(request)
+        return changelist_class(request, self)
 
-    An index whose partition key has few known values (the admin's get_index_partitions, by
-    default the model's `field_choices`) is read by merging its partitions, both ways; the
-    date hierarchy's month index is walked newest first. Any other order would take a Scan
-    of everything: the listing is then in Scan order.
-    """
-    model = model_admin.model
-    table_keys = model.key_attribute_names()
-    reads: dict[str, tuple[Source, tuple]] = {}
-    for index in indexes_of(model).values():
-        range_names = index.range_key_names()
-        partitions = model_admin.get_index_partitions(request, index)
-        if not partitions or not range_names:
-            continue
-        if len(partitions) == 1:
-            read: Source = IndexQuery(index, partitions[0])
-        elif range_names[-len(table_keys) :] == table_keys:
-            read = IndexMerge(index, tuple(partitions))  # a unique order: resumes exactly
-        else:
-            read = PartitionMerge(index, tuple(partitions))
-        reads.setdefault(range_names[0], (read, (True, False)))
-    date_index = model_admin.get_date_hierarchy_index(request)
-    if date_index is not None and date_index.range_key_names():
-        reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
-    return reads
+    def get_ordered_reads(self, request) -> OrderedReads:
+        """Return the reads that list the whole table by an attribute, and their directions.
 
-
-def changelist_view(model_admin: DynamoModelAdmin, request, extra_context=None):
-    """List one page of items; a POST runs an action on the selected ones."""
-    model_admin.require(model_admin.has_view_permission(request))
-    if request.method == "POST" and "action" in request.POST:
-        return run_action(model_admin, request)
-    try:
-        cl = model_admin.get_changelist_instance(request)
-    except BadQuery as exc:
-        return bad_request(model_admin, request, str(exc))
-    if model_admin.get_actions(request):
-        action_form = model_admin.action_form(auto_id=None)
-        action_form.fields["action"].choices = model_admin.get_action_choices(request)
-    else:
-        action_form = None
-    rows = cl.rows()
-    may_change = model_admin.has_change_permission(request)
-    title = _("Select %s to change") if may_change else _("Select %s to view")
-    context = {
-        **model_admin.admin_site.each_context(request),
-        "title": title % model_admin.opts.verbose_name,
-        "subtitle": None,
-        "opts": model_admin.opts,
-        "cl": cl,
-        "columns": cl.columns(),
-        "rows": rows,
-        "search_fields": cl.search_fields,
-        "search_help_text": model_admin.search_help_text,
-        # What Django's admin/actions.html reads.
-        "action_form": action_form,
-        "actions_on_top": model_admin.actions_on_top,
-        "actions_on_bottom": model_admin.actions_on_bottom,
-        "actions_selection_counter": model_admin.actions_selection_counter,
-        "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
-        "module_name": str(model_admin.opts.verbose_name_plural),
-        "has_add_permission": model_admin.has_add_permission(request),
-        **(extra_context or {}),
-    }
-    request.current_app = model_admin.admin_site.name
-    template = model_admin.templates("change_list.html", model_admin.change_list_template)
-    return TemplateResponse(request, template, context)
-
-
-def run_action(model_admin: DynamoModelAdmin, request):
-    """Run the chosen action on the selected items (read with BatchGetItem)."""
-    actions = model_admin.get_actions(request)
-    name = request.POST.get("action", "")
-    if name not in actions:
-        model_admin.require(name not in model_admin.get_all_action_names())
-        return bad_request(model_admin, request, _("No action %(name)r.") % {"name": name})
-    keys = [key_values(model_admin.model, oid) for oid in request.POST.getlist("_selected_action")]
-    keys = [key for key in keys if key is not None]
-    redirect_to = request.get_full_path()
-    if not keys:
-        # Django's own message, so its translations apply.
-        messages.warning(
-            request,
-            _(
-                "Items must be selected in order to perform actions on them. No items have "
-                "been changed."
-            ),
+        Planned from the model's indexes, get_index_partitions and the date hierarchy (see
+        dynamo_admin.sources.ordered_reads); the sortable columns are these attributes.
+        """
+        return ordered_reads(
+            self.model,
+            partial(self.get_index_partitions, request),
+            self.get_date_hierarchy_index(request),
         )
-        return HttpResponseRedirect(redirect_to)
-    items = list(model_admin.model.batch_get(keys if len(keys[0]) > 1 else [k[0] for k in keys]))
-    function = actions[name][0]
-    response = function(model_admin, request, items)
-    return response if response is not None else HttpResponseRedirect(redirect_to)
 
+    def get_search_results(
+        self, request, queryset: Source, search_term: str
+    ) -> tuple[Source, bool]:
+        """Return the read that answers a search, and whether it may list an item twice.
 
-def bad_request(model_admin: DynamoModelAdmin, request, message: str):
-    """Return the 400 page for a query string the listing cannot read."""
-    context = {
-        **model_admin.admin_site.each_context(request),
-        "title": _("Bad request"),
-        "subtitle": None,
-        "opts": model_admin.opts,
-        "message": message,
-        "changelist_url": model_admin.url_for("changelist"),
-    }
-    request.current_app = model_admin.admin_site.name
-    return TemplateResponse(request, model_admin.templates("bad_request.html"), context, status=400)
+        As Django's hook, with reads for querysets: `queryset` is what the listing reads
+        without the search (a Scan, or an index in the chosen order), returned unchanged when
+        the term searches nothing; the read returned replaces it, narrowed by the chosen
+        filters where DynamoDB can. Raise ValueError to show the problem (a 400 page).
+        """
+        search_fields = self.get_search_fields(request)
+        if not search_fields or not search_term.strip():
+            return queryset, False
+        source = search_read(self.model, search_fields, search_term)
+        # Two words of one name may both match: its owner may come again on a later page.
+        return source, isinstance(source, WordSearch)
+
+    def changelist_view(self, request, extra_context=None):
+        """List one page of items; a POST runs an action on the selected ones."""
+        self.require(self.has_view_permission(request))
+        if request.method == "POST" and "action" in request.POST:
+            return self.response_action(request, self.get_selected_items(request))
+        try:
+            cl = self.get_changelist_instance(request)
+        except BadQuery as exc:
+            return self.bad_request(request, str(exc))
+        if self.get_actions(request):
+            action_form = self.action_form(auto_id=None)
+            action_form.fields["action"].choices = self.get_action_choices(request)
+        else:
+            action_form = None
+        rows = cl.rows()
+        may_change = self.has_change_permission(request)
+        title = _("Select %s to change") if may_change else _("Select %s to view")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title % self.opts.verbose_name,
+            "subtitle": None,
+            "opts": self.opts,
+            "cl": cl,
+            "columns": cl.columns(),
+            "rows": rows,
+            "search_fields": cl.search_fields,
+            "search_help_text": self.search_help_text,
+            # What Django's admin/actions.html reads.
+            "action_form": action_form,
+            "actions_on_top": self.actions_on_top,
+            "actions_on_bottom": self.actions_on_bottom,
+            "actions_selection_counter": self.actions_selection_counter,
+            "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
+            "module_name": str(self.opts.verbose_name_plural),
+            "has_add_permission": self.has_add_permission(request),
+            **(extra_context or {}),
+        }
+        request.current_app = self.admin_site.name
+        template = self.templates("change_list.html", self.change_list_template)
+        return TemplateResponse(request, template, context)
+
+    def get_selected_items(self, request) -> list[DynamoModel]:
+        """Return the items the action form selected: one BatchGetItem, none without a key."""
+        keys = [key_values(self.model, oid) for oid in request.POST.getlist("_selected_action")]
+        keys = [key for key in keys if key is not None]
+        if not keys:
+            return []
+        return list(self.model.batch_get(keys if len(keys[0]) > 1 else [k[0] for k in keys]))
+
+    def response_action(self, request, queryset: list[DynamoModel]):
+        """Run the chosen action on the selected items (`queryset`: a list, not a queryset)."""
+        actions = self.get_actions(request)
+        name = request.POST.get("action", "")
+        if name not in actions:
+            self.require(name not in self.get_all_action_names())
+            return self.bad_request(request, _("No action %(name)r.") % {"name": name})
+        redirect_to = request.get_full_path()
+        if not queryset:
+            # Django's own message, so its translations apply.
+            self.message_user(
+                request,
+                _(
+                    "Items must be selected in order to perform actions on them. No items have "
+                    "been changed."
+                ),
+                messages.WARNING,
+            )
+            return HttpResponseRedirect(redirect_to)
+        function = actions[name][0]
+        response = function(self, request, queryset)
+        return response if response is not None else HttpResponseRedirect(redirect_to)
+
+    def bad_request(self, request, message: str):
+        """Return the 400 page for a query string the listing cannot read."""
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Bad request"),
+            "subtitle": None,
+            "opts": self.opts,
+            "message": message,
+            "changelist_url": self.url_for("changelist"),
+        }
+        request.current_app = self.admin_site.name
+        template = self.templates("bad_request.html")
+        return TemplateResponse(request, template, context, status=400)
