@@ -47,7 +47,7 @@ from .history import (
     StudySession,
     session_id_for,
 )
-from .models import UserStats, accuracy_of, efficiency_of, percentage
+from .models import UserStats, accuracy_of, count_board_move, efficiency_of, percentage
 
 __all__ = [
     "MAX_MINUTES_PER_SESSION",
@@ -183,6 +183,9 @@ def record_session(
         time.sleep(backoff_delay(attempt))
     else:
         raise ConflictError(f"Could not record a session for {username}: too much contention.")
+    # After the transaction, not in it: one counter item a partition would make every
+    # session of that partition conflict with every other.
+    count_board_move(username)
     # A soft delete landing between the read above and the write would have its "off the
     # board" undone by this session: look again, and take the learner off if so.
     if User.get(username, consistent_read=True).is_deleted:

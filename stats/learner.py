@@ -1,11 +1,10 @@
 """A learner's own page as plain data, read once per LEADERBOARD_CACHE_SECONDS per page.
 
 Two rounds of reads, each sent together (`dynamo.parallel.read_together`): one BatchGetItem
-for the learner, their stats and the four boards' score-tier pointers, their skills in the
-order added (`gsi_user_created_at`), a page of sessions (newest first) and a year of study
-days; then, with the stats in hand, one tier read per board (and a COUNT inside the tier
-unless the score sits at its ceiling). Eight to twelve calls with one leaderboard shard,
-whatever the history's length: the calendar reads days, never sessions. The HTML page and
+for the learner, their stats, the four boards' score-tier pointers and move counters, their
+skills in the order added (`gsi_user_created_at`), a page of sessions (newest first) and a
+year of study days; then, with the stats in hand, one read per board (the score's tier, or
+the live COUNT of the top tier). Eight calls with one leaderboard shard, whatever the history's length: the calendar reads days, never sessions. The HTML page and
 `?format=json` serve the same data from the same cache entry.
 """
 
@@ -22,14 +21,13 @@ from django.utils.http import urlencode
 
 from dynamo import cursors
 from dynamo.batch import get_together
-from dynamo.jobs import Job
 from dynamo.parallel import read_together
 from users.models import USERNAME_RE, User, UserSkill
 
 from .history import StudyDay, StudySession
 from .leaderboard import rank_infos
-from .models import METRICS, UserStats
-from .tiers import Pointer, job_name
+from .models import METRICS, UserStats, leaderboard_partitions
+from .tiers import Pointer, pointer_keys, pointers_from
 
 SESSIONS_PER_PAGE = 20
 CALENDAR_WEEKS = 52
@@ -86,8 +84,8 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
     )
     # The learner, their stats and the boards' tier pointers (for the ranks below) are items
     # of three tables: one BatchGetItem.
-    keys = [(User, (username,)), (UserStats, (username,))]
-    keys += [(Job, (job_name(metric),)) for metric in METRICS]
+    partitions = leaderboard_partitions()
+    keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS, partitions)]
     items, skills, sessions, days = read_together(
         [
             lambda: get_together(keys),
@@ -97,7 +95,7 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
         ]
     )
     learner, stats, *jobs = items
-    boards = {m: Pointer.from_job(m, job) for m, job in zip(METRICS, jobs, strict=True)}
+    boards = pointers_from(list(METRICS), jobs, partitions)
     if learner is None or learner.is_deleted:
         return None
     listed = stats is not None and stats.leaderboard_partition is not None
