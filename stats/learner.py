@@ -4,8 +4,9 @@ Two rounds of reads, each sent together (`dynamo.parallel.read_together`): one B
 for the learner, their stats, the four boards' score-tier pointers and move counters, their
 skills in the order added (`gsi_user_created_at`), a page of sessions (newest first) and a
 year of study days; then, with the stats in hand, one read per board (the score's tier, or
-the live COUNT of the top tier). Eight calls with one leaderboard shard, whatever the history's length: the calendar reads days, never sessions. The HTML page and
-`?format=json` serve the same data from the same cache entry.
+the live COUNT of the top tier). Eight calls with one leaderboard shard, whatever the
+history's length: the calendar reads days, never sessions. The HTML page and `?format=json`
+serve the same data from the same cache entry.
 """
 
 from __future__ import annotations
