@@ -298,6 +298,7 @@ class BoardPage(Schema):
 
 class Holder(Schema):
     username: str
+    name: str = Field("", description="The learner's name, as the search page shows it.")
     skill_id: str
     skill_name: str
     category: str
