@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from .models import Skill, name_key
 
-CACHE_KEY = "catalog:skill-names"
+CACHE_KEY = "catalog:skill-names-by-id"
 CACHE_SECONDS = 300
 
 
@@ -29,10 +29,15 @@ def skill_names() -> list[str]:
     elsewhere leaves the list for at most CACHE_SECONDS, harmlessly: a search for it finds
     nobody.
     """
+    return sorted(set(catalog_names_by_id().values()), key=str.casefold)
+
+
+def catalog_names_by_id() -> dict[str, str]:
+    """Return every catalog skill's name by its id: the cached read skill_names() lists."""
     names = cache.get(CACHE_KEY)
     if names is None:
-        found = Skill.scan(attributes_to_get=["name"])
-        names = sorted({skill.name for skill in found}, key=str.casefold)
+        found = Skill.scan(attributes_to_get=["skill_id", "name"])
+        names = {skill.skill_id: skill.name for skill in found}
         cache.set(CACHE_KEY, names, CACHE_SECONDS)
     return names
 
