@@ -203,7 +203,6 @@ def test_neighbours_ranks_match_the_brute_force_ranking_at_every_depth(board, me
         assert [(r.rank, r.username) for r in result.rows] == [(r.rank, r.username) for r in window]
 
 
-@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
 def check_against_brute_force(moved: set[str]) -> None:
     """Every rank within the movers of the brute-force one, and exactly it where it says exact."""
     for metric in METRICS:
@@ -292,6 +291,7 @@ def test_a_move_during_a_build_leaves_its_ranks_approximate(board, monkeypatch):
     assert not rank_info("xp", stats).exact
 
 
+@pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
 def test_a_board_without_tiers_counts_and_says_where_the_rank_is_not_ready(board, monkeypatch):
     monkeypatch.setattr(leaderboard, "FALLBACK_ITEMS", 20)
     expected = rank_sorted(board, "xp")
