@@ -96,10 +96,16 @@ def search(
 
 
 @router.get("/learner-pages/{username}", response={200: LearnerPageOut, **ERRORS})
-def learner(request: HttpRequest, response: HttpResponse, username: str, cursor: str | None = None):
+def learner(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    cursor: str | None = None,
+    newer: str | None = None,
+):
     """Return what a learner's page shows (`/learners/<username>/?format=json`), same data."""
     try:
-        data = learner_page(username, cursor=cursor, today=utcnow().date())
+        data = learner_page(username, cursor=cursor, newer=newer, today=utcnow().date())
     except BadPageRequest as exc:
         raise HttpError(400, str(exc)) from exc
     if data is None:  # unknown and soft-deleted alike
