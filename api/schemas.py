@@ -196,6 +196,10 @@ class SessionOut(Schema):
         return obj.questions_correct
 
 
+class SessionCreated(SessionOut):
+    stats: StatsOut = Field(description="The learner's totals with the session added.")
+
+
 class SessionPage(Schema):
     results: list[SessionOut]
     next: str | None = Field(None, description="The cursor of the next (older) page, if any.")
@@ -235,6 +239,8 @@ class PageSession(Schema):
     correct: int
     minutes: float
     skill_id: str | None = None
+    skill_name: str | None = Field(None, description="The catalog's name of the skill.")
+    skill_search_url: str | None = Field(None, description="The talent search for it.")
 
 
 class PageDay(Schema):
@@ -267,6 +273,9 @@ class LearnerPageOut(Schema):
     last_active_day: str | None = None
     sessions: list[PageSession] = Field(description="Newest first.")
     next: str | None = Field(None, description="The cursor of older sessions, if any.")
+    newer: str | None = Field(
+        None, description="Pass as `newer` for the newer sessions (none on the newest page)."
+    )
     calendar: PageCalendar
 
 
@@ -298,6 +307,7 @@ class BoardPage(Schema):
 
 class Holder(Schema):
     username: str
+    name: str = Field("", description="The learner's name, as the search page shows it.")
     skill_id: str
     skill_name: str
     category: str

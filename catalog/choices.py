@@ -1,12 +1,20 @@
-"""The catalog's skill names for forms to offer (a datalist), read once per CACHE_SECONDS."""
+"""The catalog's skill names for forms to offer (a datalist), read once per CACHE_SECONDS.
+
+The same cached list resolves what a visitor types to the catalog's spelling (ignoring case,
+accents and surrounding spaces: `catalog_name`) and offers near misses (`near_names`), so a
+search reads nothing more than the list, but for a name the list does not know yet.
+"""
 
 from __future__ import annotations
 
+import difflib
+import unicodedata
+
 from django.core.cache import cache
 
-from .models import Skill
+from .models import Skill, name_key
 
-CACHE_KEY = "catalog:skill-names"
+CACHE_KEY = "catalog:skill-names-by-id"
 CACHE_SECONDS = 300
 
 
@@ -21,10 +29,15 @@ def skill_names() -> list[str]:
     elsewhere leaves the list for at most CACHE_SECONDS, harmlessly: a search for it finds
     nobody.
     """
+    return sorted(set(catalog_names_by_id().values()), key=str.casefold)
+
+
+def catalog_names_by_id() -> dict[str, str]:
+    """Return every catalog skill's name by its id: the cached read skill_names() lists."""
     names = cache.get(CACHE_KEY)
     if names is None:
-        found = Skill.scan(attributes_to_get=["name"])
-        names = sorted({skill.name for skill in found}, key=str.casefold)
+        found = Skill.scan(attributes_to_get=["skill_id", "name"])
+        names = {skill.skill_id: skill.name for skill in found}
         cache.set(CACHE_KEY, names, CACHE_SECONDS)
     return names
 
@@ -32,3 +45,37 @@ def skill_names() -> list[str]:
 def forget_skill_names() -> None:
     """Drop the cached list, so the next form reads the catalog again."""
     cache.delete(CACHE_KEY)
+
+
+def folded(text: str) -> str:
+    """Return the form a typed name is compared in: no surrounding spaces, accents or case."""
+    decomposed = unicodedata.normalize("NFKD", text.strip())
+    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return unicodedata.normalize("NFC", bare.casefold())
+
+
+def catalog_name(typed: str) -> str | None:
+    """Return the catalog's name for what was typed (`python`, ` PYTHON `), or None.
+
+    From the cached list; where two names fold alike (Café, Cafe) the one equal but for case
+    wins. A name the list lacks (a skill added in another process since) is looked up by its
+    key on gsi_name_key: one small Query, only then.
+    """
+    wanted = folded(typed)
+    if not wanted:
+        return None
+    alike = [name for name in skill_names() if folded(name) == wanted]
+    if alike:
+        key = name_key(typed.strip())
+        return next((name for name in alike if name_key(name) == key), alike[0])
+    found = next(iter(Skill.gsi_name_key.query(name_key(typed.strip()), limit=1)), None)
+    return found.name if found is not None else None
+
+
+def near_names(typed: str, limit: int = 3) -> list[str]:
+    """Return up to `limit` catalog names close to what was typed ("Pythn": Python), best first."""
+    by_fold: dict[str, str] = {}
+    for name in skill_names():
+        by_fold.setdefault(folded(name), name)
+    close = difflib.get_close_matches(folded(typed), list(by_fold), n=limit, cutoff=0.6)
+    return [by_fold[key] for key in close]

@@ -8,7 +8,8 @@ out of the domain tables keeps those tables' scans, dumps and admin pages to dom
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
 (checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
 held while one run rewrites a skill's copies, deleted when it is done), `rank_tiers:<metric>`
-(a board's current generation of score tiers, see stats/tiers.py).
+(a board's current generation of score tiers, see stats/tiers.py), `rank_changes:<partition>`
+(a counter of score moves on one leaderboard partition, see stats/models.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from contextlib import contextmanager, suppress
 from datetime import timedelta
 from typing import Any
 
-from pynamodb.attributes import JSONAttribute, UnicodeAttribute, UTCDateTimeAttribute
+from pynamodb.attributes import (
+    JSONAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+)
 
 from .exceptions import ConflictError
 from .models import DynamoMeta, DynamoModel, utcnow
@@ -42,6 +48,8 @@ class Job(DynamoModel):
     watermark = UnicodeAttribute(null=True)
     # Anything else the job keeps: a checkpoint, the parameters of a marker.
     state = JSONAttribute(null=True)
+    # A counter moved with ADD: many writers bump it without reading it.
+    count = NumberAttribute(null=True)
     # A lease: which run holds the job, and until when (a killed run's lease runs out).
     lease_token = UnicodeAttribute(null=True)
     lease_until = UTCDateTimeAttribute(null=True)
@@ -131,6 +139,11 @@ def read_state(name: str) -> Any:
 def store_state(name: str, state: Any) -> None:
     """Store a job's state, replacing any before."""
     Job.apply(name, [Job.state.set(state)])
+
+
+def count_up(name: str) -> None:
+    """Add one to a job's counter (creating the item at 1): one UpdateItem, no condition."""
+    Job.apply(name, [Job.count.add(1)])
 
 
 def forget(name: str) -> None:

@@ -49,7 +49,7 @@ from .history import (
     StudySession,
     session_id_for,
 )
-from .models import UserStats, accuracy_of, efficiency_of, percentage
+from .models import UserStats, accuracy_of, count_board_move, efficiency_of, percentage
 
 __all__ = [
     "MAX_MINUTES_PER_SESSION",
@@ -237,6 +237,9 @@ def commit_session(
         time.sleep(backoff_delay(attempt))
     else:
         raise ConflictError(f"Could not record a session for {username}: too much contention.")
+    # After the transaction, not in it: one counter item a partition would make every
+    # session of that partition conflict with every other.
+    count_board_move(username)
     return after
 
 

@@ -12,6 +12,9 @@ from datetime import date, timedelta
 from math import ceil
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext
+
 CELL, GAP = 11, 3
 LEFT, TOP = 28, 16  # room for weekday and month labels
 SHADES = 4
@@ -38,6 +41,33 @@ class Bar:
 
 def _plural(count: float, word: str) -> str:
     return f"{count:g} {word}{'' if count == 1 else 's'}"
+
+
+def _number(value: float) -> str:
+    return number_format(value, decimal_pos=None, force_grouping=True)
+
+
+def year_summary(days: list[dict[str, Any]]) -> str:
+    """Return the year's study in words: "88 sessions on 82 days, 11,530 XP in all"."""
+    active = [d for d in days if d["sessions"]]
+    if not active:
+        return gettext("No study in the last 52 weeks.")
+    sessions = int(sum(d["sessions"] for d in active))
+    xp = sum(d["xp"] for d in active)
+    return gettext("%(sessions)s on %(days)s, %(xp)s in all") % {
+        "sessions": ngettext("%(n)s session", "%(n)s sessions", sessions)
+        % {"n": _number(sessions)},
+        "days": ngettext("%(n)s day", "%(n)s days", len(active)) % {"n": _number(len(active))},
+        "xp": gettext("%(n)s XP") % {"n": _number(int(xp) if xp == int(xp) else xp)},
+    }
+
+
+def whole_minutes(minutes: float) -> str:
+    """Return a session's length in whole minutes ("12 min"; "<1 min" under half a minute)."""
+    whole = int(minutes + 0.5)
+    if whole < 1:
+        return gettext("<1 min")
+    return gettext("%(n)s min") % {"n": _number(whole)}
 
 
 def calendar(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict[str, Any]:

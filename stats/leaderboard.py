@@ -214,7 +214,7 @@ def count_higher(metric: str, score: Any, *, shards: int | None = None) -> int:
 
 
 def rank_info(metric: str, stats: UserStats, *, shards: int | None = None) -> RankInfo:
-    """Return a user's rank with its exactness: 2 calls plus one per shard at most."""
+    """Return a user's rank with its exactness: 2 calls with one shard, 1 + shards at most."""
     check_metric(metric)
     return rank_infos(stats, [metric], shards=shards)[metric]
 
@@ -229,7 +229,7 @@ def rank_infos(
     """Return a user's rank on several boards: the tier pointers in one call (or `pointers`,
     read beforehand by the caller), then the boards' tier reads together."""
     metrics = [check_metric(metric) for metric in metrics]
-    found = pointers if pointers is not None else tiers.pointers(metrics)
+    found = pointers if pointers is not None else tiers.pointers(metrics, shards=shards)
     partitions = leaderboard_partitions(shards)
     ranks = read_together(
         [
@@ -248,26 +248,29 @@ def rank_of(metric: str, stats: UserStats, *, shards: int | None = None) -> int:
 def score_rank(
     metric: str, score: Any, pointer: tiers.Pointer | None, partitions: list[str]
 ) -> RankInfo:
-    """Return the rank of a score: its tier's `above` plus a COUNT inside that tier."""
+    """Return the rank of a score from the board's tiers: one call with one shard.
+
+    The top tier is a live COUNT per shard (always exact); below it one Query finds the tier,
+    whose `above` and scores give the rank, exact while the board is unmoved since the build.
+    """
     if pointer is None:
         return _counted_rank(metric, score, partitions)
     index = UserStats.leaderboard_index(metric)
     attribute = getattr(UserStats, metric)
-    tier = tiers.tier_for(pointer, score)
+    tier = None if pointer.counts_live(score) else tiers.tier_for(pointer, score)
     if tier is None or tier.above == 0:
         # The top tier (or above it): counted live, so always exact and still small.
         higher = sum(index.count(p, range_key_condition=attribute > score) for p in partitions)
         return RankInfo(1 + higher, exact=True, learners=pointer.learners)
-    inside = 0
-    if score < tier.ceiling:
-        inside = sum(
-            index.count(
-                p,
-                range_key_condition=attribute.between(score + tiers.SCORE_EPSILON, tier.ceiling),
-            )
-            for p in partitions
-        )
-    return RankInfo(1 + int(tier.above) + inside, exact=False, learners=pointer.learners)
+    if tier.scores is not None:
+        inside = sum(many for value, many in tier.scores if value > score)
+    else:  # a generation built before tiers kept their scores: count inside the tier
+        inside = 0
+        if score < tier.ceiling:
+            between = attribute.between(score + tiers.SCORE_EPSILON, tier.ceiling)
+            inside = sum(index.count(p, range_key_condition=between) for p in partitions)
+    rank = 1 + int(tier.above) + inside
+    return RankInfo(rank, exact=pointer.unmoved, learners=pointer.learners)
 
 
 def _counted_rank(metric: str, score: Any, partitions: list[str]) -> RankInfo:
@@ -350,7 +353,7 @@ def around(
     if stats is None or stats.leaderboard_partition is None:
         return None
     partitions = leaderboard_partitions(shards)
-    pointer = tiers.pointers([metric])[metric]
+    pointer = tiers.pointers([metric], shards=shards)[metric]
     score = getattr(stats, metric)
     mine = score_rank(metric, score, pointer, partitions)
     above = list(reversed(_walk(metric, stats, partitions, upward=True, window=window)))

@@ -1,12 +1,12 @@
 """A learner's own page as plain data, read once per LEADERBOARD_CACHE_SECONDS per page.
 
 Two rounds of reads, each sent together (`dynamo.parallel.read_together`): one BatchGetItem
-for the learner, their stats and the four boards' score-tier pointers, their skills in the
-order added (`gsi_user_created_at`), a page of sessions (newest first) and a year of study
-days; then, with the stats in hand, one tier read per board (and a COUNT inside the tier
-unless the score sits at its ceiling). Eight to twelve calls with one leaderboard shard,
-whatever the history's length: the calendar reads days, never sessions. The HTML page and
-`?format=json` serve the same data from the same cache entry.
+for the learner, their stats, the four boards' score-tier pointers and move counters, their
+skills in the order added (`gsi_user_created_at`), a page of sessions (newest first) and a
+year of study days; then, with the stats in hand, one read per board (the score's tier, or
+the live COUNT of the top tier). Eight calls with one leaderboard shard, whatever the
+history's length: the calendar reads days, never sessions. The HTML page and `?format=json`
+serve the same data from the same cache entry.
 """
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils.http import urlencode
 
+from catalog.choices import catalog_names_by_id
 from dynamo import cursors
 from dynamo.batch import get_together
-from dynamo.jobs import Job
 from dynamo.parallel import read_together
 from users.models import USERNAME_RE, User, UserSkill
 
 from .history import StudyDay, StudySession
 from .leaderboard import rank_infos
-from .models import METRICS, UserStats
-from .tiers import Pointer, job_name
+from .models import METRICS, UserStats, leaderboard_partitions
+from .tiers import Pointer, pointer_keys, pointers_from
 
 SESSIONS_PER_PAGE = 20
 CALENDAR_WEEKS = 52
@@ -54,54 +54,112 @@ def calendar_start(today: date) -> date:
     return this_sunday - timedelta(weeks=CALENDAR_WEEKS)
 
 
-def learner_page(username: str, *, cursor: str | None, today: date) -> dict[str, Any] | None:
+def learner_page(
+    username: str, *, cursor: str | None, today: date, newer: str | None = None
+) -> dict[str, Any] | None:
     """Return the page's data, or None for an unknown or soft-deleted learner (alike).
 
-    From Django's cache while fresh: one entry per learner, page of sessions and day.
-    Raise BadPageRequest for a bad cursor.
+    `cursor` pages on to older sessions, `newer` back to newer ones. From Django's cache while
+    fresh: one entry per learner, page of sessions and day. Raise BadPageRequest for a bad
+    cursor.
     """
     if not USERNAME_RE.fullmatch(username):
         return None
     seconds = settings.LEADERBOARD_CACHE_SECONDS
     if seconds <= 0:
-        return _read(username, cursor, today)
-    parts = (username, cursor or "", today.isoformat(), settings.LEADERBOARD_SHARDS)
+        return _read(username, cursor, newer, today)
+    parts = (username, cursor or "", newer or "", today.isoformat(), settings.LEADERBOARD_SHARDS)
     key = "learner-page:" + hashlib.sha256(repr(parts).encode()).hexdigest()
     hit = cache.get(key)
     if hit is None:
-        hit = {"data": _read(username, cursor, today)}  # wrapped: a 404 is cached too
+        hit = {"data": _read(username, cursor, newer, today)}  # wrapped: a 404 is cached too
         cache.set(key, hit, seconds)
     return hit["data"]
 
 
-def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | None:
-    scope = f"learner-sessions:{username}"
-    try:
-        start = cursors.decode(cursor, scope)
-    except cursors.InvalidCursor as exc:
-        raise BadPageRequest(str(exc)) from exc
+def session_key(session: StudySession) -> dict[str, Any]:
+    """Return a session's key as DynamoDB gives a LastEvaluatedKey."""
+    return {"username": {"S": session.username}, "session_id": {"S": session.session_id}}
+
+
+class SessionsPage:
+    """One page of sessions, newest first, with the tokens of the pages older and newer."""
+
+    def __init__(self, username: str, cursor: str | None, newer: str | None) -> None:
+        self.scope = f"learner-sessions:{username}"
+        try:
+            older_start = cursors.decode(cursor, self.scope)
+            newer_start = cursors.decode(newer, self.scope)
+        except cursors.InvalidCursor as exc:
+            raise BadPageRequest(str(exc)) from exc
+        self.backwards = newer_start is not None and older_start is None
+        if self.backwards:
+            # The sessions just newer than the page's first, oldest first: one more than a
+            # page tells whether newer ones remain.
+            self.results = StudySession.query(
+                username,
+                scan_index_forward=True,
+                limit=SESSIONS_PER_PAGE + 1,
+                page_size=SESSIONS_PER_PAGE + 1,
+                last_evaluated_key=newer_start,
+            )
+        else:
+            self.results = StudySession.newest_first(
+                username, limit=SESSIONS_PER_PAGE, last_evaluated_key=older_start
+            )
+        self.paged = older_start is not None
+
+    def read(self) -> list[StudySession]:
+        """Run the Query; return the page's sessions, newest first."""
+        found = list(self.results)
+        if self.backwards:
+            self.paged = len(found) > SESSIONS_PER_PAGE
+            self.sessions = list(reversed(found[:SESSIONS_PER_PAGE]))
+            oldest = found[0] if found else None
+            self.older_key = session_key(oldest) if oldest is not None else None
+        else:
+            self.sessions = found
+            self.older_key = self.results.last_evaluated_key
+        return self.sessions
+
+    def tokens(self) -> tuple[str | None, str | None]:
+        """Return the tokens of the older page and the newer page (None where there is none)."""
+        older = cursors.encode(self.older_key, self.scope) or None
+        newest = self.sessions[0] if self.sessions else None
+        newer = None
+        if self.paged and newest is not None:
+            newer = cursors.encode(session_key(newest), self.scope)
+        return older, newer
+
+
+def _read(
+    username: str, cursor: str | None, newer: str | None, today: date
+) -> dict[str, Any] | None:
     first_day = calendar_start(today)
-    sessions_page = StudySession.newest_first(
-        username, limit=SESSIONS_PER_PAGE, last_evaluated_key=start
-    )
+    sessions_page = SessionsPage(username, cursor, newer)
     # The learner, their stats and the boards' tier pointers (for the ranks below) are items
     # of three tables: one BatchGetItem.
-    keys = [(User, (username,)), (UserStats, (username,))]
-    keys += [(Job, (job_name(metric),)) for metric in METRICS]
+    partitions = leaderboard_partitions()
+    keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS, partitions)]
     items, skills, sessions, days = read_together(
         [
             lambda: get_together(keys),
             lambda: list(UserSkill.gsi_user_created_at.query(username)),
-            lambda: list(sessions_page),
+            sessions_page.read,
             lambda: list(StudyDay.since(username, first_day)),
         ]
     )
     learner, stats, *jobs = items
-    boards = {m: Pointer.from_job(m, job) for m, job in zip(METRICS, jobs, strict=True)}
+    boards = pointers_from(list(METRICS), jobs, partitions)
     if learner is None or learner.is_deleted:
         return None
     listed = stats is not None and stats.leaderboard_partition is not None
     ranks = ranks_of(stats, boards) if listed else [None] * len(METRICS)
+    older, newer_token = sessions_page.tokens()
+    held = {skill.skill_id: skill.skill_name for skill in skills}
+    if any(s.skill_id and s.skill_id not in held for s in sessions):
+        held = catalog_names_by_id() | held  # a skill no longer held: the cached catalog
+    active = [d for d in days if d.day <= today.isoformat()]
     return {
         "username": learner.username,
         "name": learner.name,
@@ -113,15 +171,15 @@ def _read(username: str, cursor: str | None, today: date) -> dict[str, Any] | No
         },
         "sessions_recorded": int(stats.sessions or 0) if stats else 0,
         "last_active_day": stats.last_active_day if stats else None,
-        "sessions": [session_data(session) for session in sessions],
-        "next": cursors.encode(sessions_page.last_evaluated_key, scope) or None,
+        "sessions": [session_data(session, held) for session in sessions],
+        "next": older,
+        "newer": newer_token,
         "calendar": {
             "first_day": first_day.isoformat(),
             "last_day": today.isoformat(),
             "days": [
                 {"day": d.day, "xp": d.xp, "sessions": d.sessions, "minutes": d.minutes}
-                for d in days
-                if d.day <= today.isoformat()
+                for d in active
             ],
         },
     }
@@ -140,8 +198,10 @@ def skill_data(held: UserSkill) -> dict[str, Any]:
     }
 
 
-def session_data(session: StudySession) -> dict[str, Any]:
-    """Return what the page shows of a session."""
+def session_data(session: StudySession, names: dict[str, str]) -> dict[str, Any]:
+    """Return what the page shows of a session, its skill by the catalog's name."""
+    name = names.get(session.skill_id) if session.skill_id else None
+    search = f"{reverse('users:talent_search')}?{urlencode({'skill': name})}" if name else None
     return {
         "session_id": session.session_id,
         "started_at": session.started_at.isoformat(),
@@ -150,4 +210,6 @@ def session_data(session: StudySession) -> dict[str, Any]:
         "correct": session.questions_correct,
         "minutes": session.minutes,
         "skill_id": session.skill_id,
+        "skill_name": name,
+        "skill_search_url": search,
     }

@@ -13,6 +13,7 @@ from django.utils.translation import gettext, ngettext
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.expressions.update import Action
 
+from dynamo import jobs
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 from dynamo.validators import FieldErrors, number_between, whole_number
@@ -53,6 +54,25 @@ def leaderboard_partitions(shards: int | None = None) -> list[str]:
     """Return every leaderboard partition for a shard count."""
     shards = settings.LEADERBOARD_SHARDS if shards is None else shards
     return ["ALL"] if shards <= 1 else [f"ALL#{k}" for k in range(shards)]
+
+
+# Each leaderboard partition counts the moves on its boards (`rank_changes:<partition>` jobs):
+# a rank read from score tiers is exact while no count moved since the tiers were built.
+CHANGES_PREFIX = "rank_changes:"
+
+
+def changes_job_name(partition: str) -> str:
+    """Return the name of the job item counting the score moves of one leaderboard partition."""
+    return f"{CHANGES_PREFIX}{partition}"
+
+
+def count_board_move(username: str) -> None:
+    """Count a move of a learner on the boards (a score, joining or leaving): one UpdateItem.
+
+    Called after the move is written, so a tier build that read the count before it sees a
+    count that has moved since; a build that read it after sees the move in the index.
+    """
+    jobs.count_up(changes_job_name(leaderboard_partition_for(username)))
 
 
 def legacy_item(key: str) -> dict[str, Any] | None:
@@ -292,6 +312,20 @@ class UserStats(DynamoModel):
             # A learner taken off the board (soft-deleted) stays off when edited.
             self.leaderboard_partition = leaderboard_partition_for(self.username)
 
+    def written(self, *, created: bool) -> None:
+        """Count a saved score or listing change as a move on the boards (admin, save())."""
+        super().written(created=created)
+        fields = (*METRICS, "leaderboard_partition")
+        if created or any(self.stored_value(name) != getattr(self, name) for name in fields):
+            count_board_move(self.username)
+
+    def delete(self, condition=None, *, add_version_condition: bool = True) -> Any:
+        """Delete the stats; a listed learner leaving counts as a move on the boards."""
+        result = super().delete(condition, add_version_condition=add_version_condition)
+        if self.leaderboard_partition is not None:
+            count_board_move(self.username)
+        return result
+
     def schedule_reminder(self, when: datetime | None) -> None:
         """Set the next reminder time and its hour bucket (None removes the reminder)."""
         self.next_reminder_at = when
@@ -406,7 +440,10 @@ class UserStats(DynamoModel):
             cls.efficiency.set(efficiency),
             cls.updated_at.set(utcnow()),
         ]
-        return cls.apply(self.username, actions, cls.version == self.version) is not None
+        mended_now = cls.apply(self.username, actions, cls.version == self.version) is not None
+        if mended_now:
+            count_board_move(self.username)
+        return mended_now
 
     @classmethod
     def name_copied_from(cls, learner: User, *, keep_stored: bool = False):
@@ -439,7 +476,10 @@ class UserStats(DynamoModel):
         else:
             actions = [cls.leaderboard_partition.remove()]
             condition = cls.leaderboard_partition.exists()
-        return cls.apply(username, actions, condition) is not None
+        moved = cls.apply(username, actions, condition) is not None
+        if moved:
+            count_board_move(username)
+        return moved
 
     @classmethod
     def move_to_partition(cls, username: str, partition: str) -> bool:
@@ -458,6 +498,8 @@ class UserStats(DynamoModel):
             (cls.last_active_day == self.last_active_day)
             & (cls.streak_expires_on == self.streak_expires_on),
         )
+        if done is not None:
+            count_board_move(self.username)
         return done is not None
 
     def give_streak_an_expiry(self, today: str) -> bool:
@@ -471,7 +513,10 @@ class UserStats(DynamoModel):
         else:
             unchanged &= cls.last_active_day.does_not_exist()
             actions = [cls.streak.set(0)]
-        return cls.apply(self.username, actions, unchanged) is not None
+        done = cls.apply(self.username, actions, unchanged) is not None
+        if done and not self.last_active_day:
+            count_board_move(self.username)  # the streak went to 0
+        return done
 
     # --- reminder delivery (see stats/reminders.py) ---------------------------------------
     def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:

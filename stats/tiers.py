@@ -7,9 +7,14 @@ tier every TIER_SIZE learners but never inside a group of equal scores, then poi
 board at it (the `rank_tiers:<metric>` job). A rank is then one plus the tier's `above` plus
 a live COUNT of the scores above the learner's inside that one small tier.
 
-Exact when nothing moved since the build; the top tier (nobody above it) is counted live and
-is always exact. Below it the error of a rank is at most the number of learners whose score
-crossed that tier's ceiling, or who joined or left the board, since the build.
+Each tier also keeps its scores and how many learners hold each, so below the top tier a rank
+needs no COUNT: `above` plus the learners of the tier with a higher score. The top tier (the
+scores above the second tier's ceiling, which the pointer names) is counted live instead and is
+always exact. Below it a rank is exact while no score moved on the board since the build: the
+pointer keeps the boards' move counters (`rank_changes:<partition>`, stats/models.py) as the
+build read them before its pass, and a rank compares them with the counters now. Otherwise it
+is off by at most the number of learners who moved (studied, lost a streak, joined or left)
+since the build, and says so.
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
 
 from dynamo import jobs
-from dynamo.batch import batch_delete, batch_put
+from dynamo.batch import batch_delete, batch_put, get_together
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 
-from .models import METRICS, UserStats, leaderboard_partitions
+from .models import METRICS, UserStats, changes_job_name, leaderboard_partitions
 
 # Learners per tier: the COUNT inside a tier reads fewer than this many index items (about
 # 270 bytes each, so under 4 RCU), which keeps a rank within 10 RCU even on eight shards.
@@ -57,6 +62,8 @@ class RankTier(DynamoModel):
     floor = NumberAttribute()  # its lowest score at the build
     learners = NumberAttribute()  # learners with a score from floor to ceiling
     above = NumberAttribute()  # learners with a score above the ceiling
+    # [[score, learners], ...] best first, as at the build: a rank inside the tier is a sum.
+    scores = JSONAttribute(null=True)
 
 
 def board_key(metric: str, generation: str) -> str:
@@ -79,13 +86,25 @@ class Pointer:
     learners: int
     tiers: int
     built_at: str
+    # Scores above this are counted live (the top tier); None: every score, "" unknown (a
+    # generation built before the pointer said).
+    live_above: float | str | None = ""
+    # Whether no score moved on the board since the build (the move counters agree).
+    unmoved: bool = False
 
     @classmethod
-    def from_job(cls, metric: str, job: jobs.Job | None) -> Pointer | None:
-        """Return the pointer a job item holds, or None before the board's first rebuild."""
+    def from_job(
+        cls, metric: str, job: jobs.Job | None, moves: dict[str, int] | None = None
+    ) -> Pointer | None:
+        """Return the pointer a job item holds, or None before the board's first rebuild.
+
+        `moves` are the move counters read now, by partition: the pointer is unmoved when they
+        are the ones its build read.
+        """
         if job is None or not job.watermark or not job.state:
             return None
         state = job.state
+        built_with = state.get("moves")
         return cls(
             metric,
             job.watermark,
@@ -93,18 +112,41 @@ class Pointer:
             int(state.get("learners", 0)),
             int(state.get("tiers", 0)),
             state.get("built_at", ""),
+            state.get("live_above", ""),
+            moves is not None and built_with is not None and built_with == moves,
         )
 
+    def counts_live(self, score: Any) -> bool:
+        """Return whether a score is in the top tier, whose rank is a live COUNT."""
+        return self.live_above is None or (self.live_above != "" and score > self.live_above)
 
-def pointers(metrics: Iterable[str]) -> dict[str, Pointer | None]:
-    """Return each board's current generation: one GetItem, or one BatchGetItem for several."""
+
+def pointer_keys(metrics: Iterable[str], partitions: list[str]) -> list[tuple[Any, tuple[str]]]:
+    """Return the job keys a rank needs: each board's pointer, then each partition's counter."""
+    names = [job_name(m) for m in metrics] + [changes_job_name(p) for p in partitions]
+    return [(jobs.Job, (name,)) for name in names]
+
+
+def pointers_from(
+    metrics: list[str], found: list[jobs.Job | None], partitions: list[str]
+) -> dict[str, Pointer | None]:
+    """Return each board's pointer from the items pointer_keys() named, in that order."""
+    boards, counters = found[: len(metrics)], found[len(metrics) :]
+    moves = {p: int(c.count or 0) if c else 0 for p, c in zip(partitions, counters, strict=True)}
+    return {m: Pointer.from_job(m, job, moves) for m, job in zip(metrics, boards, strict=True)}
+
+
+def read_moves(partitions: list[str]) -> dict[str, int]:
+    """Return each partition's move counter, read consistently (before a build's pass)."""
+    found = get_together([(jobs.Job, (changes_job_name(p),)) for p in partitions], consistent=True)
+    return {p: int(c.count or 0) if c else 0 for p, c in zip(partitions, found, strict=True)}
+
+
+def pointers(metrics: Iterable[str], *, shards: int | None = None) -> dict[str, Pointer | None]:
+    """Return each board's current generation and whether it is unmoved: one BatchGetItem."""
     metrics = list(dict.fromkeys(metrics))
-    if len(metrics) == 1:
-        found = {metrics[0]: jobs.Job.get_or_none(job_name(metrics[0]))}
-    else:
-        by_name = {job.name: job for job in jobs.Job.batch_get([job_name(m) for m in metrics])}
-        found = {m: by_name.get(job_name(m)) for m in metrics}
-    return {metric: Pointer.from_job(metric, job) for metric, job in found.items()}
+    partitions = leaderboard_partitions(shards)
+    return pointers_from(metrics, get_together(pointer_keys(metrics, partitions)), partitions)
 
 
 def tier_for(pointer: Pointer, score: Any) -> RankTier | None:
@@ -168,8 +210,10 @@ def cut_tiers(counts: Counter, size: int = TIER_SIZE) -> list[dict[str, Any]]:
                 above += current["learners"]
                 tiers.append(current)
             current = {"ceiling": score, "floor": score, "learners": 0, "above": above}
+            current["scores"] = []
         current["floor"] = score
         current["learners"] += many
+        current["scores"].append([score, many])
     if current is not None:
         tiers.append(current)
     return tiers
@@ -191,8 +235,25 @@ def write_tiers(metric: str, generation: str, tiers: list[dict[str, Any]]) -> in
     return batch_put(RankTier, (RankTier(key, **tier) for tier in tiers))
 
 
-def make_current(metric: str, generation: str, learners: int, tiers: int) -> bool:
-    """Point the board at `generation` unless a build that started later already is."""
+def live_above(tiers: list[dict[str, Any]]) -> float | None:
+    """Return the score above which the top tier counts live: the second tier's ceiling."""
+    return tiers[1]["ceiling"] if len(tiers) > 1 else None
+
+
+def make_current(
+    metric: str,
+    generation: str,
+    learners: int,
+    tiers: int,
+    *,
+    top_above: float | None = None,
+    moves: dict[str, int] | None = None,
+) -> bool:
+    """Point the board at `generation` unless a build that started later already is.
+
+    `top_above` is where its top tier starts (live_above()); `moves` the move counters the
+    build read before its pass (None: ranks below the top tier stay approximate).
+    """
     name = job_name(metric)
     for _ in range(jobs.WATERMARK_ROUNDS):
         stored = Pointer.from_job(metric, jobs.Job.get_or_none(name, consistent_read=True))
@@ -203,6 +264,8 @@ def make_current(metric: str, generation: str, learners: int, tiers: int) -> boo
             "learners": learners,
             "tiers": tiers,
             "built_at": utcnow().isoformat(),
+            "live_above": top_above,
+            "moves": moves,
         }
         if stored is None:
             condition = jobs.Job.watermark.does_not_exist()

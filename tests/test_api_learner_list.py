@@ -51,4 +51,8 @@ def test_the_learner_page_json_is_public_and_the_pages_data(dynamo, client):
     page = client.get("/learners/ada/?format=json")
 
     assert api.status_code == 200 and api.json() == page.json()
-    assert client.get("/api/learner-pages/nobody").status_code == 404
+    unknown = client.get("/api/learner-pages/nobody")
+    as_page = client.get("/learners/nobody/?format=json")
+    assert unknown.status_code == as_page.status_code == 404
+    assert unknown["Content-Type"] == as_page["Content-Type"] == "application/problem+json"
+    assert unknown.json()["detail"] == as_page.json()["detail"] == "No learner called 'nobody'."

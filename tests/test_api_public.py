@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.choices import skill_names
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
@@ -103,6 +104,7 @@ def holders(dynamo):
 
 def test_the_search_needs_no_credentials_and_finds_what_the_page_finds(holders, anonymous):
     query = "skill=Python&level=Expert&min_years=5"
+    skill_names()  # the catalog's names, cached as the page's form reads them
     response = anonymous.get(f"/api/search?{query}")
     assert response.status_code == 200
     found = [h["username"] for h in response.json()["results"]]
@@ -110,13 +112,25 @@ def test_the_search_needs_no_credentials_and_finds_what_the_page_finds(holders, 
     assert found == [h.username for h in page.context["holders"]] == ["alice", "bob"]
     assert response.json()["results"][0] == {
         "username": "alice",
+        "name": "Alice",
         "skill_id": "python",
         "skill_name": "Python",
         "category": "Programming",
         "proficiency": "Expert",
         "years": 9,
     }
-    assert calls(response) == 1
+    assert calls(response) == 2  # the Query, then the names in one BatchGetItem
+
+
+@pytest.mark.parametrize("typed", ["python", "PYTHON", " pýthon "])
+def test_the_search_finds_a_skill_whatever_its_case_as_the_page_does(holders, anonymous, typed):
+    exact = anonymous.get("/api/search?skill=Python").json()["results"]
+    found = anonymous.get("/api/search", {"skill": typed}).json()["results"]
+    page = anonymous.get("/skills/search/", {"skill": typed})
+
+    assert found == exact and len(found) == 5
+    assert [h["username"] for h in found] == [h.username for h in page.context["holders"]]
+    assert {h["skill_name"] for h in found} == {"Python"}
 
 
 def test_the_search_finds_a_level_or_better_best_first(holders, anonymous):

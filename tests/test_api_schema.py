@@ -24,7 +24,12 @@ EXAMPLES_PER_OPERATION = 6
 # Every case carries Eve's real token, so "auth was ignored" cannot be judged from it: the
 # anonymous pass below asserts that instead.
 EXCLUDED_CHECKS = [positive_data_acceptance, ignored_auth]
-REAL_KEYS = {"skill_id": "python", "username": "alice", "metric": "xp"}
+REAL_KEYS = {
+    "skill_id": "python",
+    "username": "alice",
+    "metric": "xp",
+    "session_id": "2026-01-01T00:00:00.000Z#00000000",
+}
 LONE_SURROGATES = ["\ud800", "a\ud800b", "\udfff"]
 SPOILED_EXAMPLES_PER_OPERATION = 3
 THREE_MB = "x" * (3 * 1024 * 1024)

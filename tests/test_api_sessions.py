@@ -23,12 +23,34 @@ def bob(dynamo) -> User:
     return user
 
 
+def test_a_recorded_session_answers_201_with_the_session_its_totals_and_its_location(
+    bob, api_client
+):
+    response = api_client.post(URL, {**SESSION, "skill_id": None})
+
+    assert response.status_code == 201
+    [stored] = history_of("bob")
+    body = response.json()
+    assert body["session_id"] == stored.session_id
+    assert (body["xp"], body["questions"], body["correct"], body["minutes"]) == (50, 10, 8, 5)
+    assert body["source"] == "api"
+    assert body["stats"]["xp"] == 50 and body["stats"]["sessions"] == 1
+    assert body["stats"]["version"] == UserStats.get("bob").version
+    location = response["Location"]
+    assert location.startswith("/api/learners/bob/sessions/")
+    fetched = api_client.get(location)
+    assert fetched.status_code == 200 and fetched.json()["session_id"] == stored.session_id
+    assert api_client.get(f"{URL}/2020-01-01T00:00:00.000Z%23beef").status_code == 404
+
+
 def test_the_same_key_again_records_nothing_and_answers_the_same(bob, api_client):
     first = api_client.post(URL, SESSION, **{"Idempotency-Key": "retry-me"})
     again = api_client.post(URL, SESSION, **{"Idempotency-Key": "retry-me"})
 
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json() and again["ETag"] == first["ETag"]
+    assert again["Location"] == first["Location"]
+    assert first.json()["session_id"] == history_of("bob")[0].session_id
     assert again["Idempotent-Replayed"] == "true"
     assert len(history_of("bob")) == 1
     assert UserStats.get("bob").sessions == 1

@@ -28,11 +28,11 @@ def test_recording_a_session_moves_the_stats_as_record_session_does(dynamo, api_
     User("bob", name="Bob", email="bob@example.com").save()
     first = api_client.post("/api/learners/bob/sessions", SESSION)
     assert first.status_code == 201
-    assert first.json()["xp"] == 50 and first.json()["accuracy"] == 80.0
+    assert first.json()["stats"]["xp"] == 50 and first.json()["stats"]["accuracy"] == 80.0
     second = api_client.post("/api/learners/bob/sessions", {**SESSION, "correct": 10})
     stored = UserStats.get("bob")
     assert (stored.xp, stored.sessions, stored.questions_correct) == (100, 2, 18)
-    assert second.json()["accuracy"] == 90.0 and stored.accuracy == 90.0
+    assert second.json()["stats"]["accuracy"] == 90.0 and stored.accuracy == 90.0
     assert stored.name == "Bob"
     entries = AdminLog.history(stored)
     assert [(e.action, e.user, e.changes["xp"]) for e in entries] == [

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from urllib.parse import unquote
 
 import pytest
 from django.core.cache import cache
 from django.test import Client
 
 from catalog.models import Skill
+from dynamo import cursors
 from dynamo.models import utcnow
 from stats.activity import record_session
 from stats.learner import SESSIONS_PER_PAGE, calendar_start
@@ -81,6 +84,7 @@ def test_the_json_variant_carries_the_same_data(ada, client):
         "last_active_day",
         "sessions",
         "next",
+        "newer",
         "calendar",
     }
     assert "email" not in by_format.content.decode()
@@ -94,6 +98,91 @@ def test_unknown_and_soft_deleted_learners_get_the_same_404(ada, client):
     assert unknown.status_code == deleted.status_code == 404
     assert unknown.content.replace(b"nobody", b"bob") == deleted.content
     assert client.get("/learners/x/").status_code == 404  # no learner can have that name
+
+
+def test_an_unknown_learners_json_is_a_problem(ada, client):
+    response = client.get("/learners/nobody/?format=json")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json() == {
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "No learner called 'nobody'.",
+    }
+    bad = client.get("/learners/ada/", {"format": "json", "cursor": "garbage"})
+    assert bad.status_code == 400 and bad["Content-Type"] == "application/problem+json"
+
+
+def test_sessions_show_catalog_names_whole_minutes_and_correct_answers(ada, client):
+    record_session("ada", xp=5, questions=4, correct=3, minutes=9.33, skill_id="python")
+    record_session("ada", xp=5, questions=4, correct=3, minutes=0.2, skill_id="go")
+
+    html = client.get("/learners/ada/").content.decode()
+
+    assert '<th scope="col">Correct</th>' in html and ">Right<" not in html
+    assert '<a href="/skills/search/?skill=Python">Python</a>' in html
+    assert '<a href="/skills/search/?skill=Go">Go</a>' in html
+    assert "<td>9 min</td>" in html and "<td>&lt;1 min</td>" in html and "9.33" not in html
+    assert "<td>3/4</td>" in html
+
+
+def test_a_session_of_a_skill_no_longer_held_shows_the_catalogs_name(ada, client):
+    Skill("rust", name="Rust", category="Programming").save()
+    record_session("ada", xp=5, questions=4, correct=3, minutes=12, skill_id="rust")
+
+    data = client.get("/learners/ada/?format=json").json()
+
+    assert data["sessions"][0]["skill_name"] == "Rust"
+    assert data["sessions"][0]["skill_search_url"] == "/skills/search/?skill=Rust"
+
+
+def test_the_years_summary_is_in_words_above_the_calendar(ada, client):
+    html = client.get("/learners/ada/").content.decode()
+
+    summary = '<p class="calendar-summary">3 sessions on 3 days, 100 XP in all</p>'
+    assert summary in html
+    assert html.index(summary) < html.index('<div class="calendar"')
+
+
+def test_the_years_summary_groups_its_numbers_and_says_one_in_the_singular():
+    from stats.charts import year_summary
+
+    one = year_summary([{"day": "2026-01-01", "xp": 11530, "sessions": 1, "minutes": 5}])
+    assert one == "1 session on 1 day, 11,530 XP in all"
+    assert year_summary([]) == "No study in the last 52 weeks."
+
+
+def test_older_sessions_lead_back_to_newer_ones_and_land_on_the_table(ada, client):
+    for minutes_ago in range(2 * SESSIONS_PER_PAGE):
+        when = NOW - timedelta(days=3, minutes=minutes_ago)
+        record_session("ada", xp=1, questions=1, correct=1, minutes=1, when=when)
+    first = client.get("/learners/ada/?format=json").json()
+    second = client.get("/learners/ada/", {"format": "json", "cursor": first["next"]}).json()
+    third = client.get("/learners/ada/", {"format": "json", "cursor": second["next"]}).json()
+
+    back = client.get("/learners/ada/", {"format": "json", "newer": third["newer"]}).json()
+    top = client.get("/learners/ada/", {"format": "json", "newer": back["newer"]}).json()
+
+    assert first["newer"] is None
+    assert [s["session_id"] for s in back["sessions"]] == [
+        s["session_id"] for s in second["sessions"]
+    ]
+    scope = "learner-sessions:ada"  # the tokens are signed with a time: compare what they hold
+    assert cursors.decode(back["next"], scope) == cursors.decode(second["next"], scope)
+    assert [s["session_id"] for s in top["sessions"]] == [
+        s["session_id"] for s in first["sessions"]
+    ]
+    assert top["newer"] is None  # the newest page again: no way further back
+    html = client.get("/learners/ada/", {"cursor": first["next"]}).content.decode()
+    assert '<section id="sessions"' in html
+    newer = re.search(r'rel="prev" href="\?newer=([^"#]+)#sessions">← Newer sessions</a>', html)
+    assert re.search(r'rel="next" href="\?cursor=[^"#]+#sessions">Older sessions', html)
+    followed = client.get("/learners/ada/", {"newer": unquote(newer.group(1))})
+    assert [s["session_id"] for s in followed.context["learner"]["sessions"]] == [
+        s["session_id"] for s in first["sessions"]
+    ]
 
 
 def test_the_sessions_page_on_to_older_ones_with_a_cursor(ada, client):
@@ -164,3 +253,53 @@ def test_a_learner_without_sessions_has_a_page_with_no_ranks(dynamo, client):
 
 def test_the_admin_view_on_site_link_is_the_learners_page(ada):
     assert ada.get_absolute_url() == "/learners/ada/"
+
+
+@pytest.fixture
+def board_of_400(dynamo):
+    """400 learners on the board, the score tiers built, and one learner with sessions."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from dynamo.batch import batch_put
+    from stats.models import UserStats
+    from tests.helpers import learners_for
+    from tests.test_leaderboard_ranking import make_stats
+
+    items = make_stats(400, 1)
+    learners_for([item.username for item in items])
+    batch_put(UserStats, items)
+    python = Skill("python", name="Python", category="Programming")
+    python.save()
+    for username in ("user000", "user200", "user399"):
+        UserSkill.for_catalog(username, python, proficiency="Expert", years=3).save()
+        record_session(username, xp=10, questions=4, correct=3, minutes=7, skill_id="python")
+    call_command("rebuild_rank_tiers", stdout=StringIO())
+    cache.clear()
+    return items
+
+
+@pytest.mark.parametrize("username", ["user000", "user200", "user399"])
+def test_the_page_costs_at_most_ten_calls_cold_with_tiers_built_and_every_rank_is_exact(
+    board_of_400, client, username
+):
+    from stats.leaderboard import rank_sorted
+    from stats.models import METRICS, UserStats
+
+    response = client.get(f"/learners/{username}/", {"format": "json"})
+
+    assert response.status_code == 200
+    assert calls(response) <= 10
+    assert response.wsgi_request.dynamo_meter.count_of("Scan") == 0
+    board = [s for s in UserStats.scan() if s.leaderboard_partition]
+    ranks = response.json()["metrics"]
+    for metric in METRICS:
+        expected = {row.username: row.rank for row in rank_sorted(board, metric)}[username]
+        assert ranks[metric]["rank"] == {
+            "rank": expected,
+            "exact": True,
+            "label": f"#{expected:,}",
+        }, metric
+    html = client.get(f"/learners/{username}/").content.decode()
+    assert "≈" not in html

@@ -69,3 +69,25 @@ def test_a_visitor_opens_a_learner_from_the_board_and_reads_their_year(watched, 
         page.click("a[rel=next]")
     assert page.locator(".learner-sessions tbody tr").count() == 3
     assert problems == []
+
+
+def test_the_calendar_keeps_readable_cells_and_labels_and_ends_at_today(watched, site, tmp_path):
+    page, problems = watched
+    page.goto(f"{site}/learners/ada/")
+    width = page.viewport_size["width"]
+
+    cells = page.locator(".calendar rect.cal-cell")
+    sizes = [cells.nth(n).bounding_box() for n in (0, 100, cells.count() - 1)]
+    labels = page.locator(".calendar text.cal-label")
+    heights = [labels.nth(n).bounding_box()["height"] for n in range(labels.count())]
+    strip = page.locator(".calendar").bounding_box()
+    today = cells.last.bounding_box()
+    page.screenshot(path=tmp_path / f"calendar-{width}.png")  # to look at when it fails
+
+    assert all(box["width"] >= 8 and box["height"] >= 8 for box in sizes), sizes
+    assert min(heights) >= 10, heights  # a text box about as tall as its font size
+    # Today's cell is in view: the strip opens at its end on a phone.
+    assert strip["x"] <= today["x"] and today["x"] + today["width"] <= strip["x"] + strip["width"]
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.locator(".calendar-summary").inner_text().startswith("23 sessions on 23 days")
+    assert problems == []

@@ -245,3 +245,42 @@ def test_an_unknown_skill_finds_nobody(holders, client):
     assert response.status_code == 200
     assert usernames(response) == []
     assert b"Nobody holds" in response.content
+
+
+@pytest.mark.parametrize("typed", ["python", "PYTHON", "  Python ", "pýthon"])
+def test_it_finds_a_skill_whatever_the_case_accents_or_spaces_and_shows_the_catalogs_name(
+    holders, client, typed
+):
+    exact = client.get(URL, {"skill": "Python", "level": "Expert"})
+    response = client.get(URL, {"skill": typed, "level": "Expert"})
+
+    assert usernames(response) == usernames(exact) == ["alice", "bob", "carol"]
+    assert calls(response) == 2  # the cached catalog names resolve it: no read for the name
+    assert "of <strong>Python</strong>" in response.content.decode()
+
+
+def test_a_near_miss_suggests_the_catalogs_name_as_a_link(holders, client):
+    response = client.get(URL, {"skill": "Pythn", "level": "Expert"})
+
+    assert usernames(response) == []
+    html = response.content.decode()
+    assert 'Did you mean <a href="?skill=Python&amp;level=Expert">Python</a>?' in html
+    # The suggestion reads nothing but the cached names: the name's key, then the search.
+    assert response.wsgi_request.dynamo_meter.count_of("Scan") == 0
+    followed = client.get(URL, {"skill": "Python", "level": "Expert"})
+    assert usernames(followed) == ["alice", "bob", "carol"]
+
+
+def test_a_skill_added_since_the_names_were_cached_is_found_by_its_key(holders, client):
+    rust = Skill("rust", name="Rust", category="Programming")
+    batch_put(Skill, [rust])  # no catalog write hook: the cached list does not know it
+    batch_put(
+        UserSkill,
+        [UserSkill.for_catalog(User.get("frank"), rust, proficiency="Advanced", years=2)],
+    )
+
+    response = client.get(URL, {"skill": "rust"})
+
+    assert usernames(response) == ["frank"]
+    assert "of <strong>Rust</strong>" in response.content.decode()
+    assert response.wsgi_request.dynamo_meter.count_of("Scan") == 0

@@ -1,8 +1,10 @@
-"""The talent search form."""
+"""The talent search form: the page and `/api/search` validate through it alike."""
 
 from __future__ import annotations
 
 from django import forms
+
+from catalog.choices import catalog_name
 
 from .models import PROFICIENCIES
 from .search import TalentSearch
@@ -35,6 +37,15 @@ class TalentSearchForm(forms.Form):
         required=False,
         error_messages={"invalid": "Enter a whole number of years."},
     )
+
+    def clean_skill(self) -> str:
+        """Take the catalog's spelling of the skill, whatever the case, accents or spaces."""
+        typed = self.cleaned_data["skill"]
+        self.in_catalog = catalog_name(typed)
+        return self.in_catalog or typed.strip()
+
+    # The catalog's name the skill resolved to, or None (a name the catalog lacks).
+    in_catalog: str | None = None
 
     def clean(self):
         cleaned = super().clean()

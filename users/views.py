@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from catalog.choices import skill_names
+from catalog.choices import near_names, skill_names
 from dynamo import cursors
 
 from .forms import TalentSearchForm
@@ -35,6 +35,10 @@ def talent_search(request: HttpRequest) -> HttpResponse:
     except cursors.InvalidCursor as exc:
         return render(request, TEMPLATE, {**context, "error": str(exc)}, status=400)
     names = names_of(page.holders) if page.holders else {}
+    if form.in_catalog is None:
+        context["suggestions"] = [
+            (name, _page_url(request, None, skill=name)) for name in near_names(form.data["skill"])
+        ]
     context.update(
         holders=page.holders,
         rows=[(holder, names.get(holder.username, "")) for holder in page.holders],
@@ -51,9 +55,11 @@ def names_of(holders: list[UserSkill]) -> dict[str, str]:
     return {learner.username: learner.name for learner in User.batch_get(usernames)}
 
 
-def _page_url(request: HttpRequest, cursor: str | None) -> str:
+def _page_url(request: HttpRequest, cursor: str | None, *, skill: str | None = None) -> str:
     params = request.GET.copy()
     params.pop("cursor", None)
     if cursor:
         params["cursor"] = cursor
+    if skill:
+        params["skill"] = skill
     return f"?{params.urlencode()}"

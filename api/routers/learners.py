@@ -6,6 +6,7 @@ import json
 import re
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 from ninja import Header, Query, Router, Status
 from ninja.errors import HttpError
 from ninja.responses import NinjaJSONEncoder
@@ -34,7 +35,9 @@ from ..schemas import (
     LearnerSkillOut,
     LearnerSkillPage,
     LearnerSkillPatch,
+    SessionCreated,
     SessionIn,
+    SessionOut,
     SessionPage,
     StatsOut,
 )
@@ -317,10 +320,48 @@ def list_learner_sessions(
     return {"results": sessions, "next": next_cursor}
 
 
-@router.post("/{username}/sessions", response={201: StatsOut, **WRITE_ERRORS})
+@router.get(
+    "/{username}/sessions/{session_id}",
+    response={200: SessionOut, **ERRORS},
+    url_name="learner_session",
+)
+def get_learner_session(request: HttpRequest, username: str, session_id: str):
+    """Return one of a learner's study sessions (where a recorded session's Location points)."""
+    require(request, "stats.view_userstats")
+    get_learner_or_404(username)
+    found = StudySession.get_or_none(username, session_id) if len(session_id) <= 255 else None
+    if found is None:
+        raise Http404(f"{username!r} has no session {session_id!r}.")
+    return found
+
+
+def session_location(session: StudySession) -> str:
+    """Return the URL of a recorded session."""
+    return reverse(
+        "api:learner_session",
+        kwargs={"username": session.username, "session_id": session.session_id},
+    )
+
+
+def created(stats: UserStats, session: StudySession) -> dict:
+    """Return the answer to a recorded session: the session, its totals beside it, as JSON."""
+    body = SessionOut.from_orm(session).model_dump()
+    body["stats"] = StatsOut.from_orm(stats).model_dump()
+    # Encoded as the API encodes answers, so a replay is the same JSON, byte for byte.
+    return json.loads(json.dumps(body, cls=NinjaJSONEncoder))
+
+
+def created_response(stats: UserStats, session: StudySession) -> HttpResponse:
+    """Return the 201 of a recorded session: the body a replay gives, its ETag and Location."""
+    answer = JsonResponse(created(stats, session), status=201)
+    answer["ETag"] = etag_of(stats)
+    answer["Location"] = session_location(session)
+    return answer
+
+
+@router.post("/{username}/sessions", response={201: SessionCreated, **WRITE_ERRORS})
 def record_learner_session(
     request: HttpRequest,
-    response: HttpResponse,
     username: str,
     payload: SessionIn,
     idempotency_key: str | None = Header(
@@ -331,16 +372,23 @@ def record_learner_session(
         max_length=MAX_KEY_LENGTH,
     ),
 ):
-    """Record a study session with its history entry; answer the learner's stats with it added."""
+    """Record a study session with its history entry; answer it, its totals and its Location."""
     require(request, "stats.change_userstats")
     get_active_learner_or_404(username)
     session = payload.model_dump()
     # A client's own id for the session names it as an Idempotency-Key does.
     client_id = session.pop("session_id")
+    recorded: list[StudySession] = []
+
+    def kept(_stats: UserStats, new: StudySession) -> list:
+        recorded.append(new)
+        return []
+
     if idempotency_key is None and client_id is None:
-        stats = record_session(username, **session, source="api", actor=history.actor(request))
-        tag(response, stats)
-        return Status(201, stats)
+        stats = record_session(
+            username, **session, source="api", actor=history.actor(request), also=kept
+        )
+        return created_response(stats, recorded[0])
     key = SessionKey.digest(
         f"key:{idempotency_key}" if idempotency_key is not None else f"id:{client_id}"
     )
@@ -348,17 +396,17 @@ def record_learner_session(
     if (answer := replayed(username, key, fingerprint)) is not None:
         return answer
 
-    def named(stats: UserStats, recorded: StudySession) -> list[SessionKey]:
-        # Encoded as the API encodes answers, so the replay is the same JSON, byte for byte.
-        body = json.loads(json.dumps(StatsOut.from_orm(stats).model_dump(), cls=NinjaJSONEncoder))
-        kept = {"status": 201, "body": body, "etag": etag_of(stats)}
+    def named(stats: UserStats, new: StudySession) -> list[SessionKey]:
+        recorded.append(new)
+        answer = {
+            "status": 201,
+            "body": created(stats, new),
+            "etag": etag_of(stats),
+            "location": session_location(new),
+        }
         return [
             SessionKey(
-                username,
-                key,
-                fingerprint=fingerprint,
-                session_id=recorded.session_id,
-                answer=kept,
+                username, key, fingerprint=fingerprint, session_id=new.session_id, answer=answer
             )
         ]
 
@@ -371,8 +419,7 @@ def record_learner_session(
         if (answer := replayed(username, key, fingerprint)) is not None:
             return answer
         raise
-    tag(response, stats)
-    return Status(201, stats)
+    return created_response(stats, recorded[-1])
 
 
 def replayed(username: str, key: str, fingerprint: str) -> HttpResponse | None:
@@ -390,5 +437,7 @@ def replayed(username: str, key: str, fingerprint: str) -> HttpResponse | None:
         )
     answer = JsonResponse(named.answer["body"], status=named.answer["status"])
     answer["ETag"] = named.answer["etag"]
+    if "location" in named.answer:  # keys kept before answers carried the session
+        answer["Location"] = named.answer["location"]
     answer["Idempotent-Replayed"] = "true"
     return answer

@@ -21,13 +21,15 @@ from users.forms import TalentSearchForm
 from users.models import PROFICIENCIES
 from users.search import search as search_holders
 from users.views import PAGE_SIZE as SEARCH_PAGE_SIZE
+from users.views import names_of
 
 from .. import paging
 from ..problems import Problem
-from ..schemas import BoardPage, HolderPage, LearnerPageOut
+from ..schemas import BoardPage, Holder, HolderPage, LearnerPageOut
 
 router = Router(tags=["public"], auth=None)
 ERRORS = {400: Problem, 404: Problem, 422: Problem}
+HOLDER_FIELDS = [field for field in Holder.model_fields if field != "name"]
 
 
 @router.get("/leaderboard/{metric}", response={200: BoardPage, **ERRORS})
@@ -58,7 +60,9 @@ def leaderboard(
 def search(
     request: HttpRequest,
     response: HttpResponse,
-    skill: str = Query(..., description="The catalog name, exactly: Python, AWS Lambda, …"),
+    skill: str = Query(
+        ..., description="A catalog name, in any case, accents or none: Python, aws lambda, …"
+    ),
     level: str | None = Query(None, description=f"Exactly this level: {', '.join(PROFICIENCIES)}."),
     min_level: str | None = Query(None, description="This level or better, best first."),
     min_years: int | None = Query(None, description="At least this many years (any level)."),
@@ -82,14 +86,26 @@ def search(
     except cursors.InvalidCursor as exc:
         raise HttpError(400, str(exc)) from exc
     paging.link_next(request, response, page.cursor)
-    return {"results": page.holders, "next": page.cursor or None}
+    names = names_of(page.holders) if page.holders else {}
+    results = [
+        {field: getattr(holder, field) for field in HOLDER_FIELDS}
+        | {"name": names.get(holder.username, "")}
+        for holder in page.holders
+    ]
+    return {"results": results, "next": page.cursor or None}
 
 
 @router.get("/learner-pages/{username}", response={200: LearnerPageOut, **ERRORS})
-def learner(request: HttpRequest, response: HttpResponse, username: str, cursor: str | None = None):
+def learner(
+    request: HttpRequest,
+    response: HttpResponse,
+    username: str,
+    cursor: str | None = None,
+    newer: str | None = None,
+):
     """Return what a learner's page shows (`/learners/<username>/?format=json`), same data."""
     try:
-        data = learner_page(username, cursor=cursor, today=utcnow().date())
+        data = learner_page(username, cursor=cursor, newer=newer, today=utcnow().date())
     except BadPageRequest as exc:
         raise HttpError(400, str(exc)) from exc
     if data is None:  # unknown and soft-deleted alike

@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
 from stats import tiers
-from stats.models import METRICS
+from stats.models import METRICS, leaderboard_partitions
 
 PROGRESS_EVERY = 50_000  # learners read between progress lines
 
@@ -49,6 +49,8 @@ class Command(DynamoCommand):
         started = utcnow()
         generation = tiers.new_generation(started)
         before = len(self.meter.calls)
+        # Read before the pass: a move after this read moves a counter past what is kept.
+        moves = tiers.read_moves(leaderboard_partitions())
         counts = tiers.score_counts(metric, progress=lambda read: self.progress(metric, read))
         read = counts.total()
         cut = tiers.cut_tiers(counts, size)
@@ -58,7 +60,8 @@ class Command(DynamoCommand):
             raise CommandError(
                 f"{metric}: the build took longer than {tiers.STALE_AFTER}; it was dropped."
             )
-        if tiers.make_current(metric, generation, read, written):
+        top_above = tiers.live_above(cut)
+        if tiers.make_current(metric, generation, read, written, top_above=top_above, moves=moves):
             outcome = "now current"
         else:
             tiers.drop_generation(metric, generation)
