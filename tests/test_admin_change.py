@@ -474,8 +474,31 @@ def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeyp
     response = admin_client_.get("/admin/users/user/alice/change/")
 
     assert response.status_code == 200
-    assert calls(response) == 3  # the learner, then their skills and their stats together
-    assert len(threads) == 2 and len(set(threads)) == 2
+    meter = response.wsgi_request.dynamo_meter
+    # The learner and their stats (keyed by the learner) in one BatchGetItem; their skills'
+    # Query on another thread at the same time.
+    assert [call.operation for call in meter.calls] in (
+        ["BatchGetItem", "Query"],
+        ["Query", "BatchGetItem"],
+    )
+    assert len(threads) == 1 and threads[0] != threading.current_thread().name
+
+
+def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin_client_, alice):
+    go = Skill("go", name="Go", category="Programming")
+    go.save()
+    UserSkill.for_catalog("alice", go, proficiency="Expert", years=1).save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(email="alice@wonderland.example")
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    meter = response.wsgi_request.dynamo_meter
+    assert [call.operation for call in meter.calls] == ["BatchGetItem", "TransactWriteItems"]
+    assert User.get("alice").email == "alice@wonderland.example"
+    # The row added meanwhile, which the page did not show, is neither read nor touched.
+    assert UserSkill.get("alice", "go").version == 1
 
 
 def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):
