@@ -342,7 +342,7 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
     meter = response.wsgi_request.dynamo_meter
     assert meter.count_of("TransactWriteItems") == 1
     assert meter.count_of("DeleteItem") == 0
-    assert meter.count_of("UpdateItem") == 1  # the new name copied into the stats, after it
+    assert meter.count_of("UpdateItem") == 0  # the stats' own put carried the new name
     assert meter.count_of("PutItem") == 0  # the history entries went in the transaction
     assert UserStats.get("alice").name == "Alice Changed"
     user = User.get("alice")
@@ -499,6 +499,30 @@ def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin
     assert User.get("alice").email == "alice@wonderland.example"
     # The row added meanwhile, which the page did not show, is neither read nor touched.
     assert UserSkill.get("alice", "go").version == 1
+
+
+def test_a_rename_copies_the_name_onto_the_stats_in_the_saves_transaction(admin_client_, alice):
+    response = admin_client_.post("/admin/users/user/alice/change/", inline_post(name="Alice P"))
+
+    assert response.status_code == 302, response.content.decode()
+    meter = response.wsgi_request.dynamo_meter
+    assert [call.operation for call in meter.calls] == ["BatchGetItem", "TransactWriteItems"]
+    stats = UserStats.get("alice")
+    assert (stats.name, stats.version) == ("Alice P", 1)  # copied, its version kept
+    assert User.get("alice").name == "Alice P"
+
+
+def test_a_rename_of_a_learner_without_stats_copies_nothing(admin_client_, alice):
+    UserStats.get("alice").delete()
+    data = inline_post(name="Alice P", **{"userstats-INITIAL_FORMS": "0"})
+    data = {k: v for k, v in data.items() if not k.startswith("userstats-0-")}
+    data["userstats-TOTAL_FORMS"] = "0"
+
+    response = admin_client_.post("/admin/users/user/alice/change/", data)
+
+    assert response.status_code == 302, response.content.decode()
+    assert User.get("alice").name == "Alice P"
+    assert UserStats.get_or_none("alice") is None
 
 
 def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):

@@ -29,6 +29,7 @@ from ..writes import (
     MAX_TRANSACTION_ITEMS,
     TRANSACTION_CONFLICT,
     Cancelled,
+    Update,
     Write,
     write_together,
 )
@@ -184,9 +185,10 @@ class ChangeFormViews:
         for write in writes:  # each entry from the admin's hook, written with its item
             write.entry = self.log_write(request, write)
         if writes:
+            updates = self.transaction_updates(request, item, writes, formsets)
             try:
                 # Each item goes with its history entry: a change never commits unrecorded.
-                write_together(writes, actor=request.user.get_username())
+                write_together(writes, actor=request.user.get_username(), updates=updates)
             except Cancelled as exc:
                 return None, report_cancelled(form, exc.failures)
         for write in writes:  # only once the transaction has committed
@@ -195,6 +197,16 @@ class ChangeFormViews:
             else:
                 write.item.mark_written(created=write.action == ADDITION)
         return item, None
+
+    def transaction_updates(
+        self, request, item: DynamoModel, writes: list[Write], formsets
+    ) -> list[Update]:
+        """Return the copies to update in the save's transaction (none by default); a hook.
+
+        A copy of the item's values kept on another item (a name the leaderboards show) is
+        then written with the save, in its one round trip, rather than after it.
+        """
+        return []
 
     def log_write(self, request, write: Write) -> AdminLog:
         """Return a write's history entry from log_addition, log_change or log_deletions."""
