@@ -501,6 +501,22 @@ def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin
     assert UserSkill.get("alice", "go").version == 1
 
 
+def test_a_save_reads_no_row_of_another_learner_whose_key_was_posted(admin_client_, alice, python):
+    User("bob", name="Bob", email="bob@example.com").save()
+    UserSkill.for_catalog("bob", python, proficiency="Beginner", years=1).save()
+    forged = {"userskill-0-_key": "bob,python", "userskill-0-proficiency": "Expert"}
+    too_long = {"userskill-1-_key": "alice," + "x" * 3000, "userskill-INITIAL_FORMS": "2"}
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(**forged, **too_long)
+    )
+
+    assert response.status_code in (200, 302)
+    assert response.wsgi_request.dynamo_meter.calls[0].operation == "BatchGetItem"
+    bob_python = UserSkill.get("bob", "python")
+    assert (bob_python.proficiency, bob_python.version) == ("Beginner", 1)
+
+
 def test_a_rename_copies_the_name_onto_the_stats_in_the_saves_transaction(admin_client_, alice):
     response = admin_client_.post("/admin/users/user/alice/change/", inline_post(name="Alice P"))
 
