@@ -574,8 +574,9 @@ class DynamoInline(BaseDynamoAdmin):
     """Items of another table that belong to the page's item, edited on its change page.
 
     `fk_name` is the inline model's attribute holding the parent's hash key. When it is the
-    inline table's hash key the items are one Query on the table (a GetItem when that is the
-    whole key); `max_num = 1` shows one stacked form.
+    inline table's hash key the items are one Query on the table; when it is the whole key,
+    and on a save (the rows the page showed), they are read by key in the change page's
+    BatchGetItem (item_keys); `max_num = 1` shows one stacked form.
     """
 
     fk_name = ""
