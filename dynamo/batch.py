@@ -75,14 +75,14 @@ BATCH_GET_LIMIT = 100
 def get_together(
     wanted: list[tuple[type[DynamoModel], tuple[Any, ...]]],
     *,
-    consistent: bool = False,
+    consistent_read: bool = False,
     sleep: Callable[[float], None] | None = None,
 ) -> list[DynamoModel | None]:
     """Return the items at these keys, of one table or several, in one BatchGetItem.
 
     None where no item is stored; keys that come back unprocessed are asked again with
-    backoff, as write_requests resends writes. At most BATCH_GET_LIMIT keys. `consistent`
-    reads strongly consistently (twice the capacity).
+    backoff, as write_requests resends writes. At most BATCH_GET_LIMIT keys; with
+    `consistent_read` every table is read strongly consistent (twice the capacity).
     """
     if not 0 < len(wanted) <= BATCH_GET_LIMIT:
         raise ValueError(f"get_together takes 1 to {BATCH_GET_LIMIT} keys.")
@@ -94,8 +94,8 @@ def get_together(
             keys.append(_key_map(model, key))
     connection = wanted[0][0]._get_connection().connection
     found: dict[tuple[str, str], DynamoModel] = {}
-    read = {"ConsistentRead": True} if consistent else {}
-    pending = {table: {"Keys": keys, **read} for table, keys in requested.items()}
+    consistency = {"ConsistentRead": True} if consistent_read else {}
+    pending = {table: {"Keys": keys, **consistency} for table, keys in requested.items()}
     attempt = 0
     while pending:
         attempt += 1

@@ -23,6 +23,7 @@ from pynamodb.attributes import Attribute
 
 from dynamo.batch import Partition
 from dynamo.indexes import GlobalIndex
+from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
 
 from . import actions as builtin_actions
@@ -482,10 +483,6 @@ class DynamoModelAdmin(
             raise Http404(message % {"name": self.model.verbose_name, "key": object_id})
         return values
 
-    def get_object(self, request, object_id: str) -> DynamoModel | None:
-        """Return the stored item an object id names (one GetItem), or None."""
-        return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
-
     def get_autocomplete_results(self, request, term: str) -> list[DynamoModel]:
         """Return the items an autocomplete term names: by default the item keyed by it.
 
@@ -612,8 +609,9 @@ class DynamoInline(BaseDynamoAdmin):
     """Items of another table that belong to the page's item, edited on its change page.
 
     `fk_name` is the inline model's attribute holding the parent's hash key. When it is the
-    inline table's hash key the items are one Query on the table (a GetItem when that is the
-    whole key); `max_num = 1` shows one stacked form.
+    inline table's hash key the items are one Query on the table; when it is the whole key,
+    and on a save (the rows the page showed), they are read by key in the change page's
+    BatchGetItem (item_keys); `max_num = 1` shows one stacked form.
     """
 
     fk_name = ""
@@ -664,6 +662,31 @@ class DynamoInline(BaseDynamoAdmin):
 
     def parent_key(self, parent: DynamoModel) -> Any:
         return parent.pk[0]
+
+    def item_keys(self, request, parent: DynamoModel) -> list[tuple[Any, ...]] | None:
+        """Return the keys of the rows the page needs when no Query must find them, else None.
+
+        A save needs only the rows its page showed (their keys come back with the form); a
+        page whose rows are one item keyed by the parent's key needs that key. The change page
+        gets the items at these keys together with its own item, in one BatchGetItem; None
+        leaves the rows to get_items (override both to read rows another way).
+        """
+        if request.method == "POST" and self.has_editable_rows(request, parent):
+            shown = InlineFormSet.posted_keys(request.POST, self.model.model_name)
+            keys = [key_values(self.model, oid) if oid else None for oid in shown]
+            parent_key = self.parent_key(parent)
+            return [k for k in keys if k is not None and k[0] == parent_key and keys_fit(k)]
+        if self.model.key_attribute_names() == [self.fk_name]:
+            return [(self.parent_key(parent),)]
+        return None
+
+    def has_editable_rows(self, request, parent: DynamoModel | None) -> bool:
+        """Return whether this user may add, change or delete rows (else they are shown only)."""
+        return (
+            self.has_add_permission(request, parent)
+            or self.has_change_permission(request, parent)
+            or (self.can_delete and self.has_delete_permission(request, parent))
+        )
 
     def get_items(self, parent: DynamoModel) -> list[DynamoModel]:
         """Return the parent's items of this inline: one Query, or one GetItem."""

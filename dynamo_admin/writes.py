@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
+from pynamodb.constants import KEY
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
@@ -42,6 +44,36 @@ class Write:
         return (self.item.Meta.table_name, self.item.pk)
 
 
+@dataclass
+class Update:
+    """A copy kept in step, updated in the page's transaction: no history entry, no new version.
+
+    Its version stays, so a page opened before still saves the item it updates (as an
+    UpdateItem of `DynamoModel.apply(bump_version=False)` after the save would leave it).
+    """
+
+    model: type[DynamoModel]
+    key: tuple[Any, ...]
+    actions: list[Any]
+    condition: Any = None
+
+
+class PageTransaction(TransactWrite):
+    """PynamoDB's TransactWrite, with an update that leaves the item's version alone."""
+
+    def update_keeping_version(self, update: Update) -> None:
+        hash_value, range_value = update.model._serialize_keys(*update.key)
+        self._update_items.append(
+            update.model._get_connection().get_operation_kwargs(
+                hash_key=hash_value,
+                range_key=range_value,
+                key=KEY,
+                actions=update.actions,
+                condition=update.condition,
+            )
+        )
+
+
 class Cancelled(Exception):
     """DynamoDB cancelled the transaction: nothing was written. Holds (write, code) pairs."""
 
@@ -50,12 +82,13 @@ class Cancelled(Exception):
         self.failures = failures
 
 
-def write_together(writes: list[Write], actor: str) -> None:
+def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = ()) -> None:
     """Write every item and its history entry, or none, in one TransactWriteItems.
 
     A change or delete is conditional on the version its form showed, an addition on the key
-    being free; `actor` is the name the history entries give. Items must be validated and
-    prepared already; this stamps the puts. Raise Cancelled naming the writes that lost.
+    being free; `actor` is the name the history entries give; `updates` (copies kept in step)
+    go in the same transaction, after them. Items must be validated and prepared already;
+    this stamps the puts. Raise Cancelled naming the writes that lost.
     """
     # PynamoDB sends deletes before puts; CancellationReasons follow the order sent.
     ordered = [w for w in writes if w.action == DELETION] + [
@@ -64,7 +97,7 @@ def write_together(writes: list[Write], actor: str) -> None:
     stamps = {id(w): (w.item.created_at, w.item.updated_at) for w in ordered}
     connection = type(ordered[0].item)._get_connection().connection  # metered like every call
     try:
-        with TransactWrite(connection=connection) as transaction:
+        with PageTransaction(connection=connection) as transaction:
             for write in ordered:
                 item = write.item
                 if write.action == DELETION:
@@ -79,6 +112,8 @@ def write_together(writes: list[Write], actor: str) -> None:
                     write.entry
                     or AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
                 )
+            for update in updates:  # PynamoDB sends updates after every put
+                transaction.update_keeping_version(update)
     except TransactWriteError as exc:
         for write in ordered:
             write.item.created_at, write.item.updated_at = stamps[id(write)]

@@ -17,6 +17,7 @@ from dynamo_admin.filters import IndexFilter
 from dynamo_admin.keys import object_id
 from dynamo_admin.options import DynamoModelAdmin, StackedInline
 from dynamo_admin.sources import IndexQuery, TableQuery
+from dynamo_admin.writes import Update, Write
 from users.admin import UserAdmin
 from users.models import LearnerWord, User
 
@@ -24,6 +25,7 @@ from .activity import record_correction, record_session
 from .forms import CorrectionForm, StudySessionForm
 from .history import StudySession
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
+from .receivers import NAME_COPIED_IN_SAVE
 
 # A sessions search naming more learners than one lists up to this many of them.
 MATCHES_NAMED = 5
@@ -121,6 +123,33 @@ class LearnerAdmin(UserAdmin):
 
     def get_inlines(self, request, obj: User | None = None) -> list:
         return [*super().get_inlines(request, obj), UserStatsInline]
+
+    def transaction_updates(self, request, item: User, writes: list[Write], formsets):
+        """Copy a new name onto the stats the page read, in the save's transaction.
+
+        Their version stays (a session recorded meanwhile does not fail the save); stats the
+        page writes carry the name in their own put; without stats read, the rename signal
+        copies it after the save as for any other write path.
+        """
+        updates = super().transaction_updates(request, item, writes, formsets)
+        if not item.was_stored_with("name") or item.stored_value("name") == item.name:
+            return updates
+        read = [
+            oid
+            for formset in formsets
+            if isinstance(formset.inline, UserStatsInline)
+            for oid in formset.items
+            if oid not in formset.gone
+        ]
+        written = [write for write in writes if isinstance(write.item, UserStats)]
+        for write in written:
+            write.item.name = item.name  # one action per item: the stats' own put carries it
+        if read and not written:
+            copy = [UserStats.name_copied_from(item)]
+            updates.append(Update(UserStats, (item.username,), copy, UserStats.username.exists()))
+        if read or written:
+            setattr(item, NAME_COPIED_IN_SAVE, True)
+        return updates
 
 
 @register(UserStats)

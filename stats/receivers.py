@@ -23,10 +23,15 @@ def follow_soft_deletes(sender, user, **kwargs) -> None:
         reminders.resume(user.username, utcnow())
 
 
+# Set on a learner whose save wrote the new name onto their stats in its own transaction.
+NAME_COPIED_IN_SAVE = "stats_name_copied_in_save"
+
+
 @receiver(renamed)
 def copy_the_new_name(sender, user, **kwargs) -> None:
     """Rewrite the name the leaderboards show (nothing to do before the learner has stats)."""
-    UserStats.copy_name(user)
+    if not getattr(user, NAME_COPIED_IN_SAVE, False):
+        UserStats.copy_name(user)
 
 
 @receiver(purging)

@@ -138,7 +138,9 @@ def pointers_from(
 
 def read_moves(partitions: list[str]) -> dict[str, int]:
     """Return each partition's move counter, read consistently (before a build's pass)."""
-    found = get_together([(jobs.Job, (changes_job_name(p),)) for p in partitions], consistent=True)
+    found = get_together(
+        [(jobs.Job, (changes_job_name(p),)) for p in partitions], consistent_read=True
+    )
     return {p: int(c.count or 0) if c else 0 for p, c in zip(partitions, found, strict=True)}
 
 

@@ -345,11 +345,7 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
     meter = response.wsgi_request.dynamo_meter
     assert meter.count_of("TransactWriteItems") == 1
     assert meter.count_of("DeleteItem") == 0
-    # After it: the new name copied into the stats; no score moved (totals are read-only), so
-    # no board move is counted.
-    assert [
-        c.table.endswith("-user-stats") for c in meter.calls if c.operation == "UpdateItem"
-    ] == [True]
+    assert meter.count_of("UpdateItem") == 0  # the stats' own put carried the new name
     assert meter.count_of("PutItem") == 0  # the history entries went in the transaction
     assert UserStats.get("alice").name == "Alice Changed"
     user = User.get("alice")
@@ -485,8 +481,74 @@ def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeyp
     response = admin_client_.get("/admin/users/user/alice/change/")
 
     assert response.status_code == 200
-    assert calls(response) == 3  # the learner, then their skills and their stats together
-    assert len(threads) == 2 and len(set(threads)) == 2
+    meter = response.wsgi_request.dynamo_meter
+    # The learner and their stats (keyed by the learner) in one BatchGetItem; their skills'
+    # Query on another thread at the same time.
+    assert [call.operation for call in meter.calls] in (
+        ["BatchGetItem", "Query"],
+        ["Query", "BatchGetItem"],
+    )
+    assert len(threads) == 1 and threads[0] != threading.current_thread().name
+
+
+def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin_client_, alice):
+    go = Skill("go", name="Go", category="Programming")
+    go.save()
+    UserSkill.for_catalog("alice", go, proficiency="Expert", years=1).save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(email="alice@wonderland.example")
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    meter = response.wsgi_request.dynamo_meter
+    # Then the learner search's changed words (learner-words), the only write after it.
+    operations = [call.operation for call in meter.calls]
+    assert operations == ["BatchGetItem", "TransactWriteItems", "BatchWriteItem"]
+    assert User.get("alice").email == "alice@wonderland.example"
+    # The row added meanwhile, which the page did not show, is neither read nor touched.
+    assert UserSkill.get("alice", "go").version == 1
+
+
+def test_a_save_reads_no_row_of_another_learner_whose_key_was_posted(admin_client_, alice, python):
+    User("bob", name="Bob", email="bob@example.com").save()
+    UserSkill.for_catalog("bob", python, proficiency="Beginner", years=1).save()
+    forged = {"userskill-0-_key": "bob,python", "userskill-0-proficiency": "Expert"}
+    too_long = {"userskill-1-_key": "alice," + "x" * 3000, "userskill-INITIAL_FORMS": "2"}
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(**forged, **too_long)
+    )
+
+    assert response.status_code in (200, 302)
+    assert response.wsgi_request.dynamo_meter.calls[0].operation == "BatchGetItem"
+    bob_python = UserSkill.get("bob", "python")
+    assert (bob_python.proficiency, bob_python.version) == ("Beginner", 1)
+
+
+def test_a_rename_copies_the_name_onto_the_stats_in_the_saves_transaction(admin_client_, alice):
+    response = admin_client_.post("/admin/users/user/alice/change/", inline_post(name="Alice P"))
+
+    assert response.status_code == 302, response.content.decode()
+    meter = response.wsgi_request.dynamo_meter
+    operations = [call.operation for call in meter.calls]
+    assert operations == ["BatchGetItem", "TransactWriteItems", "BatchWriteItem"]  # the words
+    stats = UserStats.get("alice")
+    assert (stats.name, stats.version) == ("Alice P", 1)  # copied, its version kept
+    assert User.get("alice").name == "Alice P"
+
+
+def test_a_rename_of_a_learner_without_stats_copies_nothing(admin_client_, alice):
+    UserStats.get("alice").delete()
+    data = inline_post(name="Alice P", **{"userstats-INITIAL_FORMS": "0"})
+    data = {k: v for k, v in data.items() if not k.startswith("userstats-0-")}
+    data["userstats-TOTAL_FORMS"] = "0"
+
+    response = admin_client_.post("/admin/users/user/alice/change/", data)
+
+    assert response.status_code == 302, response.content.decode()
+    assert User.get("alice").name == "Alice P"
+    assert UserStats.get_or_none("alice") is None
 
 
 def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):

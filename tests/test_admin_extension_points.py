@@ -355,3 +355,21 @@ def test_the_action_bar_takes_djangos_options_and_action_form(admin_client_, pyt
     assert page.index('id="result_list"') < page.index('<div class="actions">')
     assert '<label>Tag: <input type="text" name="tag">' in page
     assert "action-counter" not in page
+
+
+def test_get_object_can_be_overridden_for_the_change_page_and_its_save(
+    admin_client_, python, monkeypatch
+):
+    asked = []
+
+    def get_object(self, request, object_id):
+        asked.append(object_id)
+        return None if object_id == "python" else Skill.get_or_none(object_id)
+
+    monkeypatch.setattr(SkillAdmin, "get_object", get_object, raising=False)
+    page = admin_client_.get(f"{SKILLS}python/change/")
+    save = admin_client_.post(f"{SKILLS}python/change/", {"name": "Mine", "_version": "1"})
+
+    assert asked == ["python", "python"]
+    assert page.status_code == save.status_code == 302  # the hook hid it: "doesn't exist"
+    assert Skill.get("python").name == "Python"
