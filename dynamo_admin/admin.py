@@ -23,8 +23,8 @@ class AdminLogAdmin(DynamoModelAdmin):
     search_fields = ("=object_key",)
     search_help_text = _(
         "Type a key exactly as stored (case matters), such as a username, for every entry "
-        "about the items it keys in any table, newest first; “app.model:key” for one "
-        "item's entries."
+        "about the items it keys in any table, newest first; “app.model:key” for the "
+        "entries of one item."
     )
     date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
