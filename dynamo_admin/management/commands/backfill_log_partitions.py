@@ -30,17 +30,19 @@ class Command(DynamoCommand):
     def handle(self, *args, after: str | None = None, **options):
         start = self.position(after)
         missing = AdminLog.object_partition.does_not_exist()
-        scanned = written = 0
+        found = written = 0
         while True:
             page = AdminLog.scan(
                 filter_condition=missing, limit=PAGE_SIZE, last_evaluated_key=start
             )
             for entry in page:
                 written += self.backfill(entry)
-            scanned += page.total_count
+            found += page.total_count
             start = page.last_evaluated_key
             where = json.dumps(start, separators=(",", ":")) if start else "the end"
-            self.stdout.write(f"{scanned} entries read, {written} given a partition; at {where}")
+            self.stdout.write(
+                f"{found} entries found without a partition, {written} given one; at {where}"
+            )
             if start is None:
                 break
         self.stdout.write(self.style.SUCCESS(f"Done: {written} entries given a partition."))
