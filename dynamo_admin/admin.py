@@ -7,9 +7,12 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from dynamo import limits
+
 from .decorators import register
 from .models import AdminLog
 from .options import DynamoModelAdmin
+from .sources import IndexQuery, Source, TableQuery
 
 
 @register(AdminLog)
@@ -18,10 +21,24 @@ class AdminLogAdmin(DynamoModelAdmin):
 
     list_display = ("logged_at", "object_link", "action_label", "user", "change_message")
     search_fields = ("=object_key",)
+    search_help_text = _(
+        "Type a key exactly as stored (case matters), such as a username, for every entry "
+        "about the items it keys in any table, newest first; “app.model:key” for the "
+        "entries of one item."
+    )
     date_hierarchy = "gsi_logged_month"  # the listing walks it newest first
     ordering = ("-logged_at",)
     # The entry as Django's LogEntry reads: when, who, what, the action and message in words.
     fields = ("logged_at", "user", "object_link", "action_label", "change_message", "values")
+
+    def get_search_source(self, request, search_term: str) -> Source | None:
+        """List a log key's entries (`app.model:key/range`), else a key value's partition's."""
+        term = search_term.strip()
+        if not limits.keys_fit((term,)):
+            raise ValueError(_("Bad search: that is no key a table could hold."))
+        if ":" in term:  # whole, though the key search would split `alice/python` in two
+            return TableQuery(term, range_key="logged_at")
+        return IndexQuery(AdminLog.gsi_object_partition, term)
 
     def get_object(self, request, object_id: str) -> AdminLog | None:
         # Viewing the log is not viewing the logged items: their values need that model's view.

@@ -69,6 +69,29 @@ def object_key_for(item: DynamoModel) -> str:
     return f"{item.app_label}.{item.model_name}:{'/'.join(str(v) for v in item.pk)}"
 
 
+def object_partition_for(item: DynamoModel) -> str:
+    """Return the item's partition (hash key) value as the log keeps it, whatever its model."""
+    return str(item.pk[0])
+
+
+def object_partition_of(object_key: str) -> str:
+    """Return the partition value inside a log key (`app.model:key[/range]`).
+
+    A model with a range key logs `key/range`; its partition is what comes before the last
+    '/', a model without one logs its whole key.
+    """
+    label, _, values = object_key.partition(":")
+    model = model_labelled(label)
+    if model is not None and len(model.key_attribute_names()) == 1:
+        return values
+    return values.rsplit("/", 1)[0]
+
+
+def model_labelled(label: str) -> type[DynamoModel] | None:
+    """Return the model of an `app.model` label, or None if no model has it."""
+    return next((m for m in DynamoModel.registry if f"{m.app_label}.{m.model_name}" == label), None)
+
+
 class ActorIndex(GlobalIndex):
     """One staff user's entries, newest last: the admin index's Recent actions."""
 
@@ -95,6 +118,21 @@ class LoggedMonthIndex(GlobalIndex):
     logged_at = UnicodeAttribute(range_key=True)
 
 
+class ObjectPartitionIndex(GlobalIndex):
+    """Every entry about items of one partition value, by time: all the log says of a learner.
+
+    Tables that share a hash-key attribute (a username) share its values, so one partition
+    gathers one owner's entries across models: their item, skills, stats and sessions.
+    """
+
+    class Meta:
+        index_name = "gsi_object_partition"
+        projection = AllProjection()
+
+    object_partition = UnicodeAttribute(hash_key=True)
+    logged_at = UnicodeAttribute(range_key=True)
+
+
 class AdminLog(DynamoModel):
     """One add, change or delete made through the admin."""
 
@@ -115,9 +153,13 @@ class AdminLog(DynamoModel):
     object_repr = UnicodeAttribute(null=True)
     changes = JSONAttribute(null=True)
     logged_month = UnicodeAttribute(null=True)
+    # The logged item's hash-key value (absent on entries older than the index until
+    # `backfill_log_partitions` runs): the log of one owner, whichever of its models.
+    object_partition = UnicodeAttribute(null=True)
 
     gsi_user_logged_at = ActorIndex()
     gsi_logged_month = LoggedMonthIndex()
+    gsi_object_partition = ObjectPartitionIndex()
 
     @classmethod
     def entry_for(
@@ -138,6 +180,7 @@ class AdminLog(DynamoModel):
             object_repr=str(item)[:200],
             changes=loggable_changes(item, changes),
             logged_month=when.astimezone(UTC).strftime("%Y-%m"),
+            object_partition=object_partition_for(item),
         )
         entry.stamp()
         return entry
@@ -257,10 +300,7 @@ class AdminLog(DynamoModel):
     @property
     def logged_model(self) -> type[DynamoModel] | None:
         """Return the model of the logged object, or None if no model has its label."""
-        label = self.object_key.split(":", 1)[0]
-        return next(
-            (m for m in DynamoModel.registry if f"{m.app_label}.{m.model_name}" == label), None
-        )
+        return model_labelled(self.object_key.split(":", 1)[0])
 
     def values_hidden_from(self, user) -> AdminLog:
         """Return the entry with its values hidden unless `user` may view the logged model."""

@@ -74,6 +74,27 @@ def test_an_ordering_no_read_of_the_admin_lists_by_is_refused_with_a_hint():
     assert "field_choices" in error.hint and "date_hierarchy" in error.hint
 
 
+def test_user_skills_order_by_level_only_where_the_skill_name_filter_serves_it():
+    from users.admin import SkillNameFilter
+
+    unserved = type("UserSkillAdmin", (DynamoModelAdmin,), {"ordering": ["-level"]})
+    served = type(
+        "UserSkillAdmin",
+        (DynamoModelAdmin,),
+        {"ordering": ["-level"], "list_filter": [SkillNameFilter]},
+    )
+    by_years = type(
+        "UserSkillAdmin",
+        (DynamoModelAdmin,),
+        {"ordering": ["years"], "list_filter": [SkillNameFilter]},
+    )
+
+    assert [e.id for e in unserved(UserSkill, admin.site).check()] == ["dynamo_admin.E010"]
+    assert served(UserSkill, admin.site).check() == []
+    # Years sort only after the level inside the index: no read lists by years alone.
+    assert [e.id for e in by_years(UserSkill, admin.site).check()] == ["dynamo_admin.E005"]
+
+
 def test_orderings_served_by_a_merge_or_the_month_walk_pass():
     by_name = type("SkillAdmin", (DynamoModelAdmin,), {"ordering": ["name", "-name"]})
     newest = type(

@@ -7,10 +7,12 @@ import re
 import pytest
 from django.test import override_settings
 
+from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
 from tests.admin_fixtures import calls, link, listed
 from tests.helpers import learners_for, totals_for
+from users.models import UserSkill
 
 STATS = "/admin/stats/userstats/"
 # UserStatsAdmin.list_display: username, name, xp, streak, efficiency, accuracy, ...
@@ -99,3 +101,46 @@ def test_the_sorted_header_toggles_its_direction(admin_client_, board):
     page = response.content.decode()
     assert 'class="column-xp sortable sorted descending"' in page
     assert f'href="?o={XP}"' in page
+
+
+USER_SKILLS = "/admin/users/userskill/"
+LEVEL = 3  # UserSkillAdmin.list_display: username, skill_id, skill_name, level, years, ...
+
+
+@pytest.fixture
+def holders(dynamo) -> list[UserSkill]:
+    """Python held at four levels (two Experts apart by years), SQL by one more learner."""
+    python = Skill("python", name="Python", category="Programming")
+    sql = Skill("sql", name="SQL", category="Data")
+    batch_put(Skill, [python, sql])
+    held = [("ana", "Advanced", 3), ("ben", "Beginner", 1), ("cyd", "Expert", 9)]
+    held += [("dee", "Intermediate", 2), ("eve", "Expert", 4)]
+    learners_for([name for name, _, _ in held] + ["fay"])
+    skills = [UserSkill.for_catalog(n, python, proficiency=p, years=y) for n, p, y in held]
+    for skill in [*skills, UserSkill.for_catalog("fay", sql, proficiency="Expert", years=1)]:
+        skill.save()
+    return skills
+
+
+def test_within_a_skill_the_level_header_sorts_its_holders_both_ways_in_one_call(
+    admin_client_, holders
+):
+    highest = admin_client_.get(USER_SKILLS, {"skill_name": "Python"})
+    lowest = admin_client_.get(USER_SKILLS, {"skill_name": "Python", "o": f"{LEVEL}"})
+
+    by_level = ["ben,python", "dee,python", "ana,python", "eve,python", "cyd,python"]
+    assert listed(highest) == by_level[::-1]  # the ordering's -level: the experts first
+    assert listed(lowest) == by_level
+    assert calls(highest) == calls(lowest) == 1
+    page = highest.content.decode()
+    assert 'class="column-level sortable sorted descending"' in page
+    assert f'href="?o={LEVEL}&amp;skill_name=Python"' in page  # the toggle keeps the filter
+    assert "<td>4 (Expert)</td>" in page
+    assert f'href="?o=-{LEVEL}&amp;skill_name=Python"' in lowest.content.decode()
+
+
+def test_the_level_header_is_not_sortable_across_every_skill(admin_client_, holders):
+    response = admin_client_.get(USER_SKILLS)
+
+    assert "level" not in sortable_headers(response)
+    assert "column-level" in response.content.decode()

@@ -229,3 +229,17 @@ def test_a_replace_killed_half_way_leaves_old_or_new_items_and_a_rerun_finishes(
     load(restore, replace=True)
 
     assert stored_users() == new
+
+
+def test_a_loaded_admin_log_is_found_by_learner_again(dynamo, tmp_path):
+    from dynamo_admin.models import AdminLog
+    from users.models import UserSkill
+
+    entry = AdminLog.record(UserSkill("alice", "python"), "add", "ada")
+    dump(tmp_path / "backup.jsonl")
+    empty_all_tables()
+
+    load(tmp_path / "backup.jsonl")
+
+    [found] = AdminLog.gsi_object_partition.query("alice")
+    assert (found.object_key, found.logged_at) == (entry.object_key, entry.logged_at)

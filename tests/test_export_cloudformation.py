@@ -128,3 +128,10 @@ def test_the_policy_is_attached_to_the_hosts_role_given_at_deploy_time():
     assert policy["Roles"] == [{"Ref": "HostRoleName"}]
     assert template["Parameters"]["HostRoleName"]["Type"] == "String"
     assert "Default" not in template["Parameters"]["HostRoleName"]  # no deploy without a role
+
+
+def test_the_admin_log_is_exported_with_its_index_by_object_partition():
+    described = table_resources(export("--prefix", "p-"))
+
+    log = indexes(described["p-admin-log"]["GlobalSecondaryIndexes"])
+    assert log["gsi_object_partition"][0] == [("object_partition", "HASH"), ("logged_at", "RANGE")]

@@ -62,6 +62,7 @@ EXPECTED = {
         {
             "gsi_user_logged_at": [("user", "HASH"), ("logged_at", "RANGE")],
             "gsi_logged_month": [("logged_month", "HASH"), ("logged_at", "RANGE")],
+            "gsi_object_partition": [("object_partition", "HASH"), ("logged_at", "RANGE")],
         },
     ),
     "jobs": ([("name", "HASH")], {}),

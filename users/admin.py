@@ -207,7 +207,9 @@ class SkillNameFilter(IndexFilter):
 
 @register(UserSkill)
 class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
-    list_display = ("username", "skill_id", "skill_name", "proficiency", "years", "updated_at")
+    # `level` is the proficiency as gsi_skill_level sorts it: within a chosen skill name its
+    # header sorts both ways (one Query); shown with the proficiency's word.
+    list_display = ("username", "skill_id", "skill_name", "level", "years", "updated_at")
     list_filter = ["skill_id", SkillNameFilter]
     search_fields = ("=username", "^skill_id")
     search_help_text = gettext_lazy(
@@ -229,3 +231,8 @@ class UserSkillAdmin(NotesAsTextArea, DynamoModelAdmin):
     ordering = ("username", "-level", "skill_id")
     readonly_fields = ("skill_name", "category", "level", "listed_skill_name")
     autocomplete_fields = ("skill_id",)
+
+    def value_for(self, item: UserSkill, name):
+        if name == "level" and item.level is not None:
+            return f"{item.level} ({item.proficiency})"  # "3 (Advanced)"
+        return super().value_for(item, name)
