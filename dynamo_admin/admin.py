@@ -31,14 +31,18 @@ class AdminLogAdmin(DynamoModelAdmin):
     # The entry as Django's LogEntry reads: when, who, what, the action and message in words.
     fields = ("logged_at", "user", "object_link", "action_label", "change_message", "values")
 
-    def get_search_source(self, request, search_term: str) -> Source | None:
+    def get_search_results(
+        self, request, queryset: Source, search_term: str
+    ) -> tuple[Source, bool]:
         """List a log key's entries (`app.model:key/range`), else a key value's partition's."""
         term = search_term.strip()
+        if not term:
+            return queryset, False
         if not limits.keys_fit((term,)):
             raise ValueError(_("Bad search: that is no key a table could hold."))
         if ":" in term:  # whole, though the key search would split `alice/python` in two
-            return TableQuery(term, range_key="logged_at")
-        return IndexQuery(AdminLog.gsi_object_partition, term)
+            return TableQuery(term, range_key="logged_at"), False
+        return IndexQuery(AdminLog.gsi_object_partition, term), False
 
     def get_object(self, request, object_id: str) -> AdminLog | None:
         # Viewing the log is not viewing the logged items: their values need that model's view.
