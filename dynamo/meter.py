@@ -38,6 +38,7 @@ class Call:
     write_units: float
     # (IAM action, resource) pairs: resource is a table name, `table/index/name` or `*`.
     targets: tuple[tuple[str, str], ...] = ()
+    started: float | None = None  # time.perf_counter() when it was sent
 
 
 @dataclass
@@ -52,7 +53,18 @@ class Meter:
 
     @property
     def seconds(self) -> float:
-        return sum(call.seconds for call in self.calls)
+        """Return the time spent waiting on DynamoDB: calls sent together count once."""
+        spans = sorted(
+            (call.started, call.started + call.seconds)
+            for call in self.calls
+            if call.started is not None
+        )
+        total = sum(call.seconds for call in self.calls if call.started is None)
+        end = float("-inf")
+        for start, stop in spans:
+            total += max(0.0, stop - max(start, end))
+            end = max(end, stop)
+        return total
 
     @property
     def read_units(self) -> float:
@@ -175,7 +187,8 @@ def _after_call(
         consumed = parsed.get("ConsumedCapacity")
         if isinstance(consumed, dict):
             table = consumed.get("TableName", "")
-    call = Call(operation, table, seconds, read, write, (context or {}).get(_TARGETS, ()))
+    targets = (context or {}).get(_TARGETS, ())
+    call = Call(operation, table, seconds, read, write, targets, started)
     meter.calls.append(call)
     for observer in observers:
         observer(call)

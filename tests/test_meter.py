@@ -8,6 +8,7 @@ import pytest
 
 from catalog.models import Skill
 from dynamo import meter, parallel, tables
+from dynamo.meter import Call, Meter
 
 
 def test_it_counts_calls_time_and_read_and_write_capacity(dynamo):
@@ -116,3 +117,13 @@ def test_a_failed_read_made_together_raises_after_the_others_finish(dynamo):
 
     assert finished == ["slow"]
     assert metered.count == 1
+
+
+def test_calls_sent_together_count_once_in_the_time_waited():
+    together = [
+        Call("BatchGetItem", "t", 3.0, 0, 0, (), started=10.0),
+        Call("Query", "t", 2.5, 0, 0, (), started=10.5),  # inside the first: already waited
+        Call("GetItem", "t", 1.0, 0, 0, (), started=20.0),  # after both
+    ]
+
+    assert Meter(together).seconds == pytest.approx(4.0)

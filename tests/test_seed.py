@@ -48,7 +48,7 @@ def test_it_writes_the_requested_learners_with_unique_names_and_emails(dynamo):
     assert len({u.username for u in users}) == len({u.email for u in users}) == 20
     assert all(" " in u.name for u in users)
     assert not any(is_password_usable(u.password_hash) for u in users)
-    assert "Seeded 48 skills, 20 users" in output
+    assert "Seeded 48 skills, 20 learners" in output
 
 
 def test_sign_ups_spread_over_the_past_eighteen_months(dynamo):
