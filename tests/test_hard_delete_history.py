@@ -11,11 +11,12 @@ from django.core.management import call_command
 
 from dynamo.batch import batch_put
 from dynamo.exceptions import ConflictError
+from dynamo.jobs import Job
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
 from stats.activity import record_session
 from stats.history import SessionKey, StudyDay, StudySession, session_id_for
-from stats.models import UserStats
+from stats.models import UserStats, changes_job_name, leaderboard_partition_for
 from tests import moto_atomic
 from tests.helpers import joined_long_ago
 from users.models import User
@@ -69,6 +70,18 @@ def test_a_delete_from_the_admin_leaves_no_row_of_the_history(admin_client_, stu
     assert UserStats.get_or_none("alice") is None
     [entry] = AdminLog.history(User("alice"))
     assert (entry.action, entry.user) == ("delete", "ada")
+
+
+def test_a_delete_of_a_learner_on_the_boards_counts_a_move_for_the_ranks(admin_client_, studied):
+    partition = leaderboard_partition_for("alice")
+    before = Job.get_or_none(changes_job_name(partition), consistent_read=True)
+
+    response = admin_client_.post(ALICE_DELETE, {"version": str(studied.version)})
+
+    assert response.status_code == 302
+    # Ranks below alice's moved: one read from tiers built before must not say exact.
+    after = Job.get(changes_job_name(partition), consistent_read=True)
+    assert (after.count or 0) > ((before.count or 0) if before else 0)
 
 
 def test_the_bulk_delete_action_takes_the_history_too(admin_client_, studied):

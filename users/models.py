@@ -173,9 +173,12 @@ class User(DynamoModel):
             return  # claimed by a delete that did not finish: this one resumes it
         now = utcnow()
         actions = [User.purge_started_at.set(now)]
-        if self.deleted_at is None:
+        leaving = self.deleted_at is None
+        if leaving:
             actions.append(User.deleted_at.set(now))
         self.update(actions)
+        if leaving:  # off the boards and the search now, as a soft delete: the ranks below move
+            deletion_changed.send(sender=type(self), user=self)
 
     def owned_partitions(self) -> list:
         """Return what other apps keep under the username, gathered by the `owned` signal."""
