@@ -111,7 +111,8 @@ def test_an_unknown_learner_is_a_404_from_the_cache_too(client, board):
 
     assert first.status_code == second.status_code == 404
     assert calls(second) == 0
-    assert "zed" in second.json()["error"]
+    assert second["Content-Type"] == "application/problem+json"
+    assert "zed" in second.json()["detail"]
 
 
 def test_a_tampered_cursor_is_still_a_400(client, board):
