@@ -48,12 +48,16 @@ def _number(value: float) -> str:
 
 
 def year_summary(days: list[dict[str, Any]]) -> str:
-    """Return the year's study in words: "88 sessions on 82 days, 11,530 XP in all"."""
+    """Return the year's study in words: "88 sessions on 82 days, 11,530 XP in all".
+
+    The XP is every day's, staff corrections among it (they add up to the learner's total);
+    the sessions and days are study alone.
+    """
     active = [d for d in days if d["sessions"]]
     if not active:
         return gettext("No study in the last 52 weeks.")
     sessions = int(sum(d["sessions"] for d in active))
-    xp = sum(d["xp"] for d in active)
+    xp = sum(d["xp"] for d in days)
     return gettext("%(sessions)s on %(days)s, %(xp)s in all") % {
         "sessions": ngettext("%(n)s session", "%(n)s sessions", sessions)
         % {"n": _number(sessions)},
@@ -70,23 +74,36 @@ def whole_minutes(minutes: float) -> str:
     return gettext("%(n)s min") % {"n": _number(whole)}
 
 
+def shade_of(day: dict[str, Any] | None, busiest: float) -> int:
+    """Return a day's shade, 0 to SHADES: study alone shades (a correction-only day is 0)."""
+    if not day or not day["sessions"]:
+        return 0
+    if busiest <= 0:
+        return 1
+    return max(1, ceil(SHADES * max(day["xp"], 0) / busiest))
+
+
+def day_title(day: date, held: dict[str, Any] | None) -> str:
+    """Return a cell's title: the day's XP and sessions, a correction's XP on no study."""
+    if held and held["sessions"]:
+        return f"{day:%a %-d %b %Y}: {held['xp']:g} XP, {_plural(held['sessions'], 'session')}"
+    if held and held["xp"]:
+        return f"{day:%a %-d %b %Y}: no study, {held['xp']:+g} XP corrected"
+    return f"{day:%a %-d %b %Y}: no study"
+
+
 def calendar(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict[str, Any]:
     """Return the calendar: one cell a day, columns of weeks (Sunday on top), shaded by XP."""
     start, end = date.fromisoformat(first_day), date.fromisoformat(last_day)
     by_day = {d["day"]: d for d in days}
-    busiest = max((d["xp"] for d in days), default=0)
+    busiest = max((d["xp"] for d in days if d["sessions"]), default=0)
     cells, months = [], []
     day = start
     while day <= end:
         column, row = (day - start).days // 7, (day.weekday() + 1) % 7
         held = by_day.get(day.isoformat())
-        xp = held["xp"] if held else 0
-        shade = 0 if not held else max(1, ceil(SHADES * xp / busiest)) if busiest else 1
-        if held:
-            title = f"{day:%a %-d %b %Y}: {xp:g} XP, {_plural(held['sessions'], 'session')}"
-        else:
-            title = f"{day:%a %-d %b %Y}: no study"
-        cells.append(Cell(LEFT + column * (CELL + GAP), TOP + row * (CELL + GAP), shade, title))
+        x, y = LEFT + column * (CELL + GAP), TOP + row * (CELL + GAP)
+        cells.append(Cell(x, y, shade_of(held, busiest), day_title(day, held)))
         if day.day == 1 or day == start:
             months.append({"x": LEFT + column * (CELL + GAP), "label": f"{day:%b}"})
         day += timedelta(days=1)
@@ -110,14 +127,18 @@ def calendar(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict[
         "summary": (
             f"{_plural(sum(d['sessions'] for d in active), 'session')} on "
             f"{_plural(len(active), 'day')} between {start:%-d %b %Y} and {end:%-d %b %Y}, "
-            f"{sum(d['xp'] for d in active):g} XP in all"
+            f"{sum(d['xp'] for d in days):g} XP in all"
         ),
         "shades": range(SHADES + 1),
     }
 
 
 def weekly_xp(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return the XP chart: one bar a week (the calendar's columns), scaled to the best week."""
+    """Return the XP chart: one bar a week (the calendar's columns), scaled to the best week.
+
+    A week's XP is net of staff corrections; a week they leave below 0 draws no bar, its title
+    still says how much.
+    """
     start, end = date.fromisoformat(first_day), date.fromisoformat(last_day)
     weeks = (end - start).days // 7 + 1
     totals = [0.0] * weeks
@@ -125,12 +146,13 @@ def weekly_xp(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict
         index = (date.fromisoformat(held["day"]) - start).days // 7
         if 0 <= index < weeks:
             totals[index] += held["xp"]
-    best = max(totals, default=0) or 1
+    best_week = max([0, *totals])
+    best = best_week or 1
     slot = (CHART_WIDTH - LEFT) / weeks
     plot = CHART_HEIGHT - CHART_BOTTOM
     bars = []
     for index, xp in enumerate(totals):
-        height = plot * xp / best
+        height = plot * max(xp, 0) / best
         week = start + timedelta(weeks=index)
         bars.append(
             Bar(
@@ -146,11 +168,11 @@ def weekly_xp(first_day: str, last_day: str, days: list[dict[str, Any]]) -> dict
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
         "baseline": plot,
-        "best": max(totals, default=0),
+        "best": best_week,
         "first": f"{start:%b %Y}",
         "last": f"{end:%b %Y}",
         "summary": (
             f"XP per week from {start:%-d %b %Y} to {end:%-d %b %Y}: best week "
-            f"{max(totals, default=0):g} XP, {sum(totals):g} XP in all"
+            f"{best_week:g} XP, {sum(totals):g} XP in all"
         ),
     }

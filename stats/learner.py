@@ -171,7 +171,8 @@ def _read(
         },
         "sessions_recorded": int(stats.sessions or 0) if stats else 0,
         "last_active_day": stats.last_active_day if stats else None,
-        "sessions": [session_data(session, held) for session in sessions],
+        # Staff corrections are XP, not study: in the totals and days, never a session row.
+        "sessions": [session_data(s, held) for s in sessions if not s.is_correction],
         "next": older,
         "newer": newer_token,
         "calendar": {

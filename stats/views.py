@@ -29,6 +29,8 @@ from .standings import board_entry, fragment
 USER_FIELDS = ("user", "user_rank", "user_rank_exact", "user_rank_label", "ranks_exact")
 # A board search lists at most this many learners (a Query and a BatchGetItem of them).
 MATCHES_SHOWN = 8
+# RFC 9457: the board's and the learner page's JSON errors, as the API's (api/problems.py).
+PROBLEM_CONTENT_TYPE = "application/problem+json"
 METRIC_LABELS = {"xp": "XP", "streak": "Streak", "efficiency": "Efficiency", "accuracy": "Accuracy"}
 
 
@@ -200,7 +202,7 @@ def _bad_request(request: HttpRequest, metric: str, message: str) -> HttpRespons
 
 def _error(request: HttpRequest, metric: str, message: str, status: int) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse({"error": message}, status=status)
+        return _problem(message, status)
     context = {
         "message": message,
         "status": status,
@@ -259,13 +261,18 @@ def _learner_context(data: dict[str, Any]) -> dict[str, Any]:
 
 def _learner_error(request: HttpRequest, message: str, status: int) -> HttpResponse:
     if _wants_json(request):
-        # RFC 9457 problem details, the shape every API error has (api/problems.py).
-        body = {
-            "type": "about:blank",
-            "title": HTTPStatus(status).phrase,
-            "status": status,
-            "detail": message,
-        }
-        return JsonResponse(body, status=status, content_type="application/problem+json")
+        return _problem(message, status)
     context = {"message": message, "status": status}
     return TemplateResponse(request, "stats/learner_error.html", context, status=status)
+
+
+def _problem(message: str, status: int) -> JsonResponse:
+    """Return a JSON error as RFC 9457 problem details, the shape of every API error."""
+    # The body api/problems.py gives an error without field errors (stats may not import api).
+    body = {
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": message,
+    }
+    return JsonResponse(body, status=status, content_type=PROBLEM_CONTENT_TYPE)

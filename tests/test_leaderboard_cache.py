@@ -114,7 +114,8 @@ def test_an_unknown_learner_is_a_404_from_the_cache_too(client, board):
     # one head's page at most) asks DynamoDB whether "zed" is someone's name.
     assert calls(second) == 1
     assert second.wsgi_request.dynamo_meter.calls[0].operation == "Query"
-    assert "zed" in second.json()["error"]
+    assert second["Content-Type"] == "application/problem+json"
+    assert "zed" in second.json()["detail"]
 
 
 def test_a_tampered_cursor_is_still_a_400(client, board):

@@ -168,7 +168,28 @@ def test_a_bad_metric_or_cursor_gives_a_400_page(client, learners, query):
 
     assert response.status_code == 400
     assert 'role="alert"' in response.content.decode()
-    assert client.get(f"/leaderboard/?{query}&format=json").json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "detail"),
+    [
+        ("metric=karma", 400, "Unknown metric 'karma'"),
+        ("metric=xp&cursor=garbage", 400, "page link"),
+        ("metric=streak&user=nobody", 404, "No learner called 'nobody' is on the leaderboard."),
+    ],
+)
+def test_the_boards_json_errors_are_problems_as_the_apis(client, learners, query, status, detail):
+    by_format = client.get(f"/leaderboard/?{query}&format=json")
+    by_accept = client.get(f"/leaderboard/?{query}", headers={"accept": "application/json"})
+
+    for response in (by_format, by_accept):
+        assert response.status_code == status
+        assert response["Content-Type"] == "application/problem+json"
+        body = response.json()
+        assert set(body) == {"type", "title", "status", "detail"}
+        assert (body["type"], body["status"]) == ("about:blank", status)
+        assert body["title"] == ("Bad Request" if status == 400 else "Not Found")
+        assert detail in body["detail"]
 
 
 def test_an_empty_board_invites_the_first_learner(client, dynamo):

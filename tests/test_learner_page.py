@@ -13,7 +13,7 @@ from django.test import Client
 from catalog.models import Skill
 from dynamo import cursors
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.activity import record_correction, record_session
 from stats.learner import SESSIONS_PER_PAGE, calendar_start
 from tests.admin_fixtures import calls
 from tests.helpers import joined_long_ago
@@ -144,6 +144,50 @@ def test_the_years_summary_is_in_words_above_the_calendar(ada, client):
     summary = '<p class="calendar-summary">3 sessions on 3 days, 100 XP in all</p>'
     assert summary in html
     assert html.index(summary) < html.index('<div class="calendar"')
+
+
+REASON = "Duplicate import of a quiz"
+
+
+def test_a_correction_moves_the_totals_and_chart_but_is_no_session_row(ada, client):
+    record_correction("ada", xp=-15, reason=REASON, actor="staff")
+
+    response = client.get("/learners/ada/")
+    data = client.get("/learners/ada/", {"format": "json"}).json()
+
+    html = response.content.decode()
+    assert "85 XP" in html  # 100 XP of study, 15 taken back
+    assert html.count("<tr><td><time") == 3 and ">-15<" not in html
+    assert '<p class="calendar-summary">3 sessions on 3 days, 85 XP in all</p>' in html
+    assert "best week" in html and "85 XP in all" in html.split('id="chart-svg-desc"')[1]
+    assert REASON not in html and "correction" not in html.lower()
+    assert data["metrics"]["xp"]["value"] == 85 and data["sessions_recorded"] == 3
+    assert [s["xp"] for s in data["sessions"]] == [20, 50, 30]
+    assert sum(day["xp"] for day in data["calendar"]["days"]) == 85
+    assert REASON not in response.content.decode() + str(data)
+    assert "reason" not in str(data) and "source" not in str(data)
+    assert client.get("/api/learner-pages/ada").json() == data
+
+
+def test_a_day_holding_only_a_negative_correction_has_no_shade_and_no_negative_bar(dynamo, client):
+    User("cyd", name="Cyd", email="cyd@example.com", created_at=joined_long_ago()).save()
+    for days_ago in (2, 1):
+        when = NOW - timedelta(days=days_ago)
+        record_session("cyd", xp=30, questions=3, correct=3, minutes=5, when=when)
+    record_correction("cyd", xp=-50, reason=REASON, actor="staff")  # today: the day's XP is -50
+
+    html = client.get("/learners/cyd/").content.decode()
+    data = client.get("/learners/cyd/", {"format": "json"}).json()
+
+    today = next(d for d in data["calendar"]["days"] if d["day"] == NOW.date().isoformat())
+    assert (today["xp"], today["sessions"], today["minutes"]) == (-50, 0, 0)
+    title = f"{NOW:%a %-d %b %Y}: no study, -50 XP corrected"
+    assert re.search(rf'class="cal-cell shade-0"[^>]*><title>{title}</title>', html)
+    assert not re.search(r'shade--|height="-', html)
+    assert '<p class="calendar-summary">2 sessions on 2 days, 10 XP in all</p>' in html
+    assert data["metrics"]["xp"]["value"] == 10
+    assert [s["xp"] for s in data["sessions"]] == [30, 30]
+    assert REASON not in html and REASON not in str(data)
 
 
 def test_the_years_summary_groups_its_numbers_and_says_one_in_the_singular():
