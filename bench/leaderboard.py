@@ -21,7 +21,7 @@ from common import engine, timed, write_learners
 
 def naive_top(metric: str, limit: int | None = 50):
     """The naive way: Scan the whole table and sort it in memory."""
-    from stats.leaderboard import rank_sorted
+    from stats.boards.ranking import rank_sorted
     from stats.models import UserStats
 
     return rank_sorted(UserStats.scan(), metric)[:limit]
@@ -97,7 +97,7 @@ def page_row(client, url: str) -> tuple[str, str, str, float]:
 
 def deepest_inside_a_tier(rows) -> int:
     """Return the position of the lowest learner whose score is below its tier's ceiling."""
-    from stats import tiers
+    from stats.boards import tiers
 
     pointer = tiers.pointers(["xp"])["xp"]
     spread = [
@@ -113,7 +113,7 @@ def measure(shards: int, users: int, out: list[str], *, pages: bool = True) -> N
     from django.conf import settings
     from django.test import Client
 
-    from stats import leaderboard
+    from stats.boards import ranking
     from stats.models import METRICS
 
     settings.LEADERBOARD_SHARDS = shards
@@ -157,9 +157,9 @@ def measure(shards: int, users: int, out: list[str], *, pages: bool = True) -> N
     bottom_ms = bottom_rank_ms = 0.0
     for label, position in positions:
         stats = rows[position].stats
-        info, rank_meter, _ = timed(leaderboard.rank_info, "xp", stats)
+        info, rank_meter, _ = timed(ranking.rank_info, "xp", stats)
         assert info.rank == rows[position].rank, (label, info, rows[position].rank)
-        rank_ms = median_ms(lambda stats=stats: leaderboard.rank_info("xp", stats))
+        rank_ms = median_ms(lambda stats=stats: ranking.rank_info("xp", stats))
         calls, rcu, response, ms_user = page_row(
             client, f"/leaderboard/?metric=xp&user={stats.username}&format=json"
         )
@@ -180,7 +180,7 @@ def measure(shards: int, users: int, out: list[str], *, pages: bool = True) -> N
     )
     rows = rows[:50]
     # Same ranking either way: the merged top 50 equals the brute-force one.
-    fast = [(r.rank, r.username) for r in leaderboard.top("xp").rows]
+    fast = [(r.rank, r.username) for r in ranking.top("xp").rows]
     assert fast == [(r.rank, r.username) for r in rows], "sharded top-50 differs from Scan-and-sort"
 
 
@@ -199,7 +199,7 @@ def rebuild(shards: int, users: int, out: list[str]) -> None:
     from django.core.management import call_command
 
     from dynamo import meter
-    from stats import tiers
+    from stats.boards import tiers
 
     settings.LEADERBOARD_SHARDS = shards
     started = time.perf_counter()

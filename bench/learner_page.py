@@ -29,7 +29,7 @@ def give_a_year(username: str, per_day: int) -> int:
     """Record `per_day` sessions on each of the last 364 days for a learner; return how many."""
     from catalog.models import Skill
     from dynamo.models import utcnow
-    from stats.activity import record_session
+    from stats.history.recording import record_session
     from users.models import UserSkill
 
     now = utcnow()
@@ -75,7 +75,7 @@ def main() -> int:
         from django.core.management import call_command
         from django.test import Client
 
-        from stats.leaderboard import top
+        from stats.boards.ranking import top
         from stats.models import UserStats
 
         write_learners(args.users)
@@ -106,7 +106,7 @@ def main() -> int:
             f"{data['rcu']:g} |"
         )
     print(
-        "\nThe ranks come from the score tiers (`stats.leaderboard.rank_infos`): the four "
+        "\nThe ranks come from the score tiers (`stats.boards.ranking.rank_infos`): the four "
         "boards' tier pointers and the partitions' move counters in the page's one "
         "BatchGetItem (with the learner and their stats), then per board one read: the "
         "score's tier on `rank-tiers` (its `above` and scores give the rank) or, in the top "

@@ -30,8 +30,8 @@ def main() -> int:
     with engine() as endpoint:
         from django.core import mail
 
-        from stats import reminders
         from stats.models import UserStats, reminder_bucket
+        from stats.reminders import sending
 
         print(f"DynamoDB Local on {endpoint}; writing {args.users:,} learners", file=sys.stderr)
         seconds = write_learners(args.users, reminders=spread)
@@ -39,7 +39,7 @@ def main() -> int:
             f"Wrote {args.users:,} learners with a reminder each, spread evenly over the "
             f"{7 * 24} hour buckets of one week, in {seconds:.0f} s."
         )
-        reminders.store_watermark(None, reminder_bucket(START))
+        sending.store_watermark(None, reminder_bucket(START))
         out.append(
             "\n| run | buckets read | due | sent | DynamoDB calls | RCU | WCU | RCU per due | s |"
         )
@@ -52,7 +52,7 @@ def main() -> int:
         ):
             now += timedelta(hours=hours)
             mail.outbox = []
-            summary, meter, ms = timed(reminders.send_due, now)
+            summary, meter, ms = timed(sending.send_due, now)
             assert summary.failed == 0 and summary.sent == len(mail.outbox)
             per_due = meter.read_units / summary.due if summary.due else 0
             out.append(
@@ -60,13 +60,13 @@ def main() -> int:
                 f"| {summary.sent:,} | {meter.count:,} | {meter.read_units:g} | "
                 f"{meter.write_units:g} | {per_due:.2f} | {ms / 1000:.1f} |"
             )
-        summary, meter, ms = timed(reminders.send_due, now + timedelta(minutes=1))
+        summary, meter, ms = timed(sending.send_due, now + timedelta(minutes=1))
         out.append(
             f"| one minute later | {summary.buckets} | {summary.due} | "
             f"{summary.sent} | {meter.count} | {meter.read_units:g} | {meter.write_units:g} | - "
             f"| {ms / 1000:.1f} |"
         )
-        summary, meter, ms = timed(reminders.send_due, now + timedelta(hours=1), dry_run=True)
+        summary, meter, ms = timed(sending.send_due, now + timedelta(hours=1), dry_run=True)
         out.append(
             f"| `--dry-run` an hour later | {summary.buckets} | {summary.due} | 0 | "
             f"{meter.count} | {meter.read_units:g} | {meter.write_units:g} | - | {ms / 1000:.1f} |"

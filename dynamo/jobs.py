@@ -8,7 +8,7 @@ out of the domain tables keeps those tables' scans, dumps and admin pages to dom
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
 (checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
 held while one run rewrites a skill's copies, deleted when it is done), `rank_tiers:<metric>`
-(a board's current generation of score tiers, see stats/tiers.py), `rank_changes:<partition>`
+(a board's current generation of score tiers, see stats/boards/tiers.py), `rank_changes:<partition>`
 (a counter of score moves on one leaderboard partition, see stats/models.py).
 """
 

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from stats.views import learner
+from stats.learner_page.views import learner
 
 from . import views
 

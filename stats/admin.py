@@ -21,9 +21,9 @@ from dynamo_admin.writes import Update, Write
 from users.admin import UserAdmin
 from users.models import LearnerWord, User
 
-from .activity import record_correction, record_session
 from .forms import CorrectionForm, StudySessionForm
-from .history import StudySession
+from .history.models import StudySession
+from .history.recording import record_correction, record_session
 from .models import METRICS, UserStats, leaderboard_partitions, reminder_bucket
 from .receivers import NAME_COPIED_IN_SAVE
 

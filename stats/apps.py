@@ -6,4 +6,5 @@ class StatsConfig(AppConfig):
     verbose_name = "Learner statistics"
 
     def ready(self) -> None:
-        from . import receivers, tiers  # noqa: F401  (tiers registers the rank-tiers table)
+        from . import receivers  # noqa: F401
+        from .boards import tiers  # noqa: F401  (tiers registers the rank-tiers table)

@@ -10,7 +10,7 @@ from dynamo.batch import prepare_new
 from dynamo.models import DynamoModel
 from users.models import User, UserSkill
 
-from .history import StudyDay, StudySession, Totals, exact_sum, session_id_for
+from .history.models import StudyDay, StudySession, Totals, exact_sum, session_id_for
 from .models import UserStats
 
 REMINDER_SPAN_SECONDS = 48 * 3600

@@ -7,14 +7,14 @@ from django.core.exceptions import ValidationError
 
 from dynamo.models import utcnow
 
-from .activity import (
+from .history.models import MAX_REASON_LENGTH
+from .history.recording import (
     MAX_MINUTES_PER_SESSION,
     MAX_QUESTIONS_PER_SESSION,
     MAX_XP_PER_SESSION,
     record_session,
     session_date_error,
 )
-from .history import MAX_REASON_LENGTH
 from .models import UserStats
 
 

@@ -33,12 +33,12 @@ def percentage(part: float, whole: float) -> float:
 
 
 def accuracy_of(questions_answered: float, questions_correct: float) -> float:
-    """Return the accuracy for running totals (see stats/activity.py for the definitions)."""
+    """Return the accuracy for running totals (defined in stats/history/recording.py)."""
     return percentage(questions_correct, questions_answered)
 
 
 def efficiency_of(questions_correct: float, minutes_studied: float) -> float:
-    """Return the efficiency for running totals (see stats/activity.py for the definitions)."""
+    """Return the efficiency for running totals (defined in stats/history/recording.py)."""
     return percentage(questions_correct, TARGET_CORRECT_PER_MINUTE * minutes_studied)
 
 
@@ -188,7 +188,7 @@ class UserStats(DynamoModel):
     next_reminder_bucket = UnicodeAttribute(null=True)
     next_reminder_at = UTCDateTimeAttribute(null=True)
     last_reminded_at = UTCDateTimeAttribute(null=True)
-    # Running totals behind the metrics (see stats/activity.py for the definitions).
+    # Running totals behind the metrics (see stats/history/recording.py: the definitions).
     questions_answered = NumberAttribute(default=0)
     questions_correct = NumberAttribute(default=0)
     minutes_studied = NumberAttribute(default=0)
@@ -197,7 +197,7 @@ class UserStats(DynamoModel):
     # The day the streak breaks unless a session comes first (absent without a streak):
     # `expire_streaks` reads it through gsi_streak_expires_on, one day at a time.
     streak_expires_on = UnicodeAttribute(null=True)  # YYYY-MM-DD, UTC
-    # Reminder delivery (see stats/reminders.py): chosen hour, claim lease, retries.
+    # Reminder delivery (see stats/reminders/sending.py): chosen hour, claim lease, retries.
     reminder_hour = NumberAttribute(null=True)  # 0-23, UTC
     reminder_claim = UnicodeAttribute(null=True)
     reminder_lease_until = UTCDateTimeAttribute(null=True)
@@ -382,7 +382,7 @@ class UserStats(DynamoModel):
         is no session: the count and the streak stay. The caller writes it conditional on the
         version.
         """
-        from .history import exact_sum  # the history module imports this one
+        from .history.models import exact_sum  # the history module imports this one
 
         after = cls(learner.username) if stored is None else cls.from_raw_data(stored.serialize())
         after.xp = exact_sum([after.xp or 0, xp])
@@ -420,7 +420,7 @@ class UserStats(DynamoModel):
     def mend_totals(self, totals: Any) -> bool:
         """Rewrite the totals (and the metrics they give) if unchanged since read; False if not.
 
-        `totals` is a `stats.history.Totals`, what the learner's history adds up to.
+        `totals` is a `stats.history.models.Totals`, what the learner's history adds up to.
         """
         cls = type(self)
         mended = cls(
@@ -518,7 +518,7 @@ class UserStats(DynamoModel):
             count_board_move(self.username)  # the streak went to 0
         return done
 
-    # --- reminder delivery (see stats/reminders.py) ---------------------------------------
+    # --- reminder delivery (see stats/reminders/sending.py) ---------------------------------------
     def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:
         """Take the reminder for a run unless it moved on or a live lease holds it."""
         cls = type(self)

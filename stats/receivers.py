@@ -9,10 +9,10 @@ from dynamo.models import DynamoModel, utcnow
 from dynamo_admin.models import AdminLog
 from users.signals import deletion_changed, demo_learner_made, owned, purging, renamed
 
-from . import reminders
 from .demo import demo_stats
-from .history import SessionKey, StudyDay, StudySession
+from .history.models import SessionKey, StudyDay, StudySession
 from .models import UserStats
+from .reminders import sending
 
 
 @receiver(deletion_changed)
@@ -20,7 +20,7 @@ def follow_soft_deletes(sender, user, **kwargs) -> None:
     """Take a soft-deleted learner off the boards; bring a restored one back, reminders too."""
     UserStats.show_on_board(user.username, visible=not user.is_deleted)
     if not user.is_deleted:
-        reminders.resume(user.username, utcnow())
+        sending.resume(user.username, utcnow())
 
 
 # Set on a learner whose save wrote the new name onto their stats in its own transaction.

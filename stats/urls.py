@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from .boards import views
 
 app_name = "stats"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User as StaffUser
 
-from stats.activity import record_session
+from stats.history.recording import record_session
 from stats.models import UserStats
 from tests.helpers import totals_for
 from users.models import User

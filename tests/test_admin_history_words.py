@@ -9,7 +9,7 @@ from django.contrib.admin.utils import quote
 from django.test import override_settings
 
 from dynamo_admin.models import AdminLog
-from stats.activity import record_session
+from stats.history.recording import record_session
 from stats.models import UserStats
 from users.models import User
 

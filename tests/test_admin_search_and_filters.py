@@ -8,7 +8,7 @@ import pytest
 
 from catalog.models import Skill
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.history.recording import record_session
 from tests.admin_fixtures import calls, listed
 from tests.helpers import joined_long_ago, learners_for
 from users.models import User, UserSkill

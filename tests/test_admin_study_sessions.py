@@ -9,8 +9,8 @@ import pytest
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
 from dynamo_admin.sources import EMPTY_MONTHS_ENDING_A_WALK
-from stats.activity import record_session
-from stats.history import StudySession, Totals, history_of, session_id_for
+from stats.history.models import StudySession, Totals, history_of, session_id_for
+from stats.history.recording import record_session
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.helpers import joined_long_ago

@@ -8,7 +8,7 @@ from io import StringIO
 from django.core.management import call_command
 
 from dynamo_admin.models import AdminLog
-from stats.history import history_of
+from stats.history.models import history_of
 from stats.models import UserStats
 from tests.test_fuzz import form_fields
 

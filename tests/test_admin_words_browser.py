@@ -7,7 +7,7 @@ import re
 import pytest
 from django.contrib.auth.models import User as StaffUser
 
-from stats.activity import record_session
+from stats.history.recording import record_session
 from stats.models import UserStats
 from tests.browser_fixtures import watch
 from users.models import User

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from catalog.models import Skill
 from dynamo import jobs
 from dynamo.meter import metered
-from stats import tiers
-from stats.leaderboard import count_higher, rank_sorted
+from stats.boards import tiers
+from stats.boards.ranking import count_higher, rank_sorted
 from stats.models import METRICS, UserStats
 from users.models import PROFICIENCIES, User
 

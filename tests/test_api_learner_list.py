@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.history.recording import record_session
 from tests.api_fixtures import problem_of
 from users.models import User
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stats.history import SessionKey, StudySession, Totals, history_of
+from stats.history.models import SessionKey, StudySession, Totals, history_of
 from stats.models import UserStats
 from tests import moto_atomic
 from tests.api_fixtures import problem_of

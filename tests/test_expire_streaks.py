@@ -11,8 +11,8 @@ from django.core.management import CommandError, call_command
 
 from dynamo import jobs
 from dynamo.models import utcnow
-from stats.activity import record_session, write_session
-from stats.history import StudySession, session_id_for
+from stats.history.models import StudySession, session_id_for
+from stats.history.recording import record_session, write_session
 from stats.models import UserStats
 from tests import moto_atomic
 from tests.helpers import learners_for, run_together

@@ -14,8 +14,8 @@ from dynamo.exceptions import ConflictError
 from dynamo.jobs import Job
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
-from stats.activity import record_session
-from stats.history import SessionKey, StudyDay, StudySession, session_id_for
+from stats.history.models import SessionKey, StudyDay, StudySession, session_id_for
+from stats.history.recording import record_session
 from stats.models import UserStats, changes_job_name, leaderboard_partition_for
 from tests import moto_atomic
 from tests.helpers import joined_long_ago
@@ -191,7 +191,7 @@ def test_a_session_that_read_the_learner_before_the_claim_is_refused(studied, mo
     read_before = User.get("alice")
     studied.claim_for_delete()
     # The session's own read of the learner came before the claim: only its condition is left.
-    monkeypatch.setattr("stats.activity.learner_for_session", lambda username: read_before)
+    monkeypatch.setattr("stats.history.recording.learner_for_session", lambda username: read_before)
 
     with pytest.raises(ConflictError):
         record_session("alice", xp=5, questions=1, correct=1, minutes=1)

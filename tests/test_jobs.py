@@ -12,8 +12,8 @@ from django.core.management import call_command
 from dynamo import jobs
 from dynamo.batch import batch_put
 from dynamo.models import client_for
-from stats import reminders
 from stats.models import UserStats, leaderboard_partition_for
+from stats.reminders import sending
 from users.models import User
 
 
@@ -38,7 +38,7 @@ def test_a_reminder_run_keeps_its_watermark_in_the_jobs_table(dynamo):
 def test_a_watermark_an_earlier_release_left_in_user_stats_is_moved_then_deleted(dynamo):
     put_legacy({"username": {"S": "#send_reminders"}, "watermark": {"S": "2026-02-27-08"}})
 
-    assert reminders.read_watermark() == "2026-02-27-08"
+    assert sending.read_watermark() == "2026-02-27-08"
 
     assert jobs.read_watermark("send_reminders") == "2026-02-27-08"
     assert user_stats_keys() == []

@@ -8,9 +8,9 @@ import pytest
 from django.core.cache import cache
 
 from dynamo.batch import batch_put
-from stats.leaderboard import PAGE_SIZE
+from stats.boards.cache import cache_key, forget, refill_lock
+from stats.boards.ranking import PAGE_SIZE
 from stats.models import UserStats
-from stats.standings import cache_key, forget, refill_lock
 from tests.admin_fixtures import calls
 from tests.helpers import totals_for
 from users.models import User
@@ -94,7 +94,7 @@ def test_metrics_users_and_cursors_each_have_their_own_entry(client, board):
 def test_the_next_page_link_keeps_its_own_format_after_a_cached_accept_request(
     client, board, monkeypatch
 ):
-    monkeypatch.setattr("stats.standings.PAGE_SIZE", 2)
+    monkeypatch.setattr("stats.boards.cache.PAGE_SIZE", 2)
     by_accept = client.get("/leaderboard/?metric=xp", HTTP_ACCEPT="application/json").json()
 
     by_format = client.get("/leaderboard/?metric=xp&format=json").json()

@@ -86,7 +86,7 @@ def test_each_metric_ranks_by_its_own_score(client, learners, metric, order):
 
 
 def test_pages_follow_the_cursor_with_ranks_carried_over(client, learners, monkeypatch):
-    monkeypatch.setattr("stats.standings.PAGE_SIZE", 2)
+    monkeypatch.setattr("stats.boards.cache.PAGE_SIZE", 2)
     seen, url = [], "/leaderboard/?metric=xp&format=json"
     while url:
         data = client.get(url).json()

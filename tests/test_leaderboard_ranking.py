@@ -8,8 +8,8 @@ import pytest
 
 from dynamo.batch import batch_put
 from dynamo.meter import metered
-from stats import leaderboard
-from stats.leaderboard import BadLeaderboardRequest, rank_sorted
+from stats.boards import ranking
+from stats.boards.ranking import BadLeaderboardRequest, rank_sorted
 from stats.models import METRICS, UserStats, leaderboard_partition_for
 from tests.helpers import learners_for, totals_for
 
@@ -49,7 +49,7 @@ def board(dynamo, settings, request):
 def walk(metric: str, limit: int) -> list[tuple[int, str]]:
     rows, cursor = [], None
     for _ in range(USERS):
-        page = leaderboard.top(metric, cursor=cursor, limit=limit)
+        page = ranking.top(metric, cursor=cursor, limit=limit)
         rows += [(row.rank, row.username) for row in page.rows]
         cursor = page.next_cursor
         if not cursor:
@@ -67,9 +67,9 @@ def test_every_page_in_turn_equals_a_brute_force_ranking(board, metric):
 
 @pytest.mark.parametrize("board", [4], indirect=True, ids=["4-shards"])
 def test_a_page_reads_each_shard_once(board):
-    first = leaderboard.top("xp", limit=20)
+    first = ranking.top("xp", limit=20)
     with metered() as meter:
-        leaderboard.top("xp", cursor=first.next_cursor, limit=20)
+        ranking.top("xp", cursor=first.next_cursor, limit=20)
 
     assert meter.count_of("Query") == 4
     assert meter.count_of("Scan") == 0
@@ -94,7 +94,7 @@ def test_a_users_rank_and_neighbours_match_the_brute_force_ranking(board, where)
     position = {"top": 0, "middle": USERS // 2, "bottom": USERS - 1}[where]
     username = expected[position].username
 
-    result = leaderboard.around("xp", username, window=3)
+    result = ranking.around("xp", username, window=3)
 
     assert result.user_rank == expected[position].rank
     window = expected[max(0, position - 3) : position + 4]
@@ -102,28 +102,28 @@ def test_a_users_rank_and_neighbours_match_the_brute_force_ranking(board, where)
 
 
 def test_a_user_without_stats_has_no_rank(dynamo):
-    assert leaderboard.around("xp", "nobody") is None
+    assert ranking.around("xp", "nobody") is None
 
 
 def test_the_top_of_an_empty_board_is_empty(dynamo):
-    page = leaderboard.top("accuracy")
+    page = ranking.top("accuracy")
 
     assert (page.rows, page.next_cursor) == ([], "")
 
 
 @pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
 def test_a_cursor_made_for_another_metric_or_shard_count_is_refused(board, settings):
-    cursor = leaderboard.top("xp", limit=10).next_cursor
+    cursor = ranking.top("xp", limit=10).next_cursor
 
     with pytest.raises(BadLeaderboardRequest):
-        leaderboard.top("streak", cursor=cursor)
+        ranking.top("streak", cursor=cursor)
     settings.LEADERBOARD_SHARDS = 2
     with pytest.raises(BadLeaderboardRequest):
-        leaderboard.top("xp", cursor=cursor)
+        ranking.top("xp", cursor=cursor)
     with pytest.raises(BadLeaderboardRequest):
-        leaderboard.top("xp", cursor=cursor[:-3] + "abc")
+        ranking.top("xp", cursor=cursor[:-3] + "abc")
 
 
 def test_an_unknown_metric_is_refused(dynamo):
     with pytest.raises(BadLeaderboardRequest, match="choose one of xp, streak"):
-        leaderboard.top("karma")
+        ranking.top("karma")

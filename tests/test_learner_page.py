@@ -13,8 +13,8 @@ from django.test import Client
 from catalog.models import Skill
 from dynamo import cursors
 from dynamo.models import utcnow
-from stats.activity import record_correction, record_session
-from stats.learner import SESSIONS_PER_PAGE, calendar_start
+from stats.history.recording import record_correction, record_session
+from stats.learner_page.page import SESSIONS_PER_PAGE, calendar_start
 from tests.admin_fixtures import calls
 from tests.helpers import joined_long_ago
 from users.models import User, UserSkill
@@ -191,7 +191,7 @@ def test_a_day_holding_only_a_negative_correction_has_no_shade_and_no_negative_b
 
 
 def test_the_years_summary_groups_its_numbers_and_says_one_in_the_singular():
-    from stats.charts import year_summary
+    from stats.learner_page.charts import year_summary
 
     one = year_summary([{"day": "2026-01-01", "xp": 11530, "sessions": 1, "minutes": 5}])
     assert one == "1 session on 1 day, 11,530 XP in all"
@@ -328,7 +328,7 @@ def board_of_400(dynamo):
 def test_the_page_costs_at_most_ten_calls_cold_with_tiers_built_and_every_rank_is_exact(
     board_of_400, client, username
 ):
-    from stats.leaderboard import rank_sorted
+    from stats.boards.ranking import rank_sorted
     from stats.models import METRICS, UserStats
 
     response = client.get(f"/learners/{username}/", {"format": "json"})

@@ -8,7 +8,7 @@ import pytest
 
 from catalog.models import Skill
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.history.recording import record_session
 from tests.browser_fixtures import watch
 from tests.helpers import joined_long_ago
 from users.models import User, UserSkill

@@ -28,7 +28,7 @@ from catalog.models import Skill
 from dynamo import health, local, models, tables
 from dynamo.exceptions import outage_cause
 from dynamo.models import call_deadline, configure
-from stats import standings
+from stats.boards.cache import forget
 from stats.models import UserStats
 from tests.admin_fixtures import client_for
 from users.models import User, UserSkill
@@ -228,7 +228,7 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
     url, count = "/leaderboard/?metric=efficiency", 20
     with override_settings(LEADERBOARD_CACHE_SECONDS=1):
         cache.clear()
-        standings.forget()
+        forget()
         # A DynamoDB Local just brought back by an earlier test is slow on its first reads.
         statuses = [Client().get(url).status_code for _ in range(4)]
         assert statuses[-1] == 200, statuses
@@ -237,7 +237,7 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
         with frozen(own_engine):
             stale = concurrently(url, count)
             cache.clear()
-            standings.forget()
+            forget()
             cold = concurrently(url, count)
 
     # One request per process tries the frozen engine; the others serve the stale copy at once.

@@ -10,9 +10,9 @@ from django.core.management import call_command
 
 from dynamo.batch import batch_put
 from dynamo.meter import metered
-from stats import leaderboard, tiers
-from stats.activity import record_session
-from stats.leaderboard import RankInfo, rank_info, rank_infos, rank_of, rank_sorted
+from stats.boards import ranking, tiers
+from stats.boards.ranking import RankInfo, rank_info, rank_infos, rank_of, rank_sorted
+from stats.history.recording import record_session
 from stats.models import METRICS, UserStats
 from tests.helpers import learners_for
 from tests.test_leaderboard_ranking import make_stats
@@ -198,7 +198,7 @@ def test_neighbours_ranks_match_the_brute_force_ranking_at_every_depth(board, me
     expected = rank_sorted(board, metric)
 
     for position in range(0, USERS, 7):
-        result = leaderboard.around(metric, expected[position].username, window=3)
+        result = ranking.around(metric, expected[position].username, window=3)
         window = expected[max(0, position - 3) : position + 4]
         assert [(r.rank, r.username) for r in result.rows] == [(r.rank, r.username) for r in window]
 
@@ -267,7 +267,7 @@ def test_a_rank_below_the_top_tier_is_one_call_after_its_pointers(board):
     found = tiers.pointers(["xp"])
 
     with metered() as meter:
-        info = leaderboard.score_rank("xp", bottom.xp, found["xp"], ["ALL"])
+        info = ranking.score_rank("xp", bottom.xp, found["xp"], ["ALL"])
 
     assert (info.rank, info.exact) == (true_ranks("xp")[bottom.username], True)
     assert meter.count == 1 and meter.count_of("Query") == 1
@@ -293,7 +293,7 @@ def test_a_move_during_a_build_leaves_its_ranks_approximate(board, monkeypatch):
 
 @pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
 def test_a_board_without_tiers_counts_and_says_where_the_rank_is_not_ready(board, monkeypatch):
-    monkeypatch.setattr(leaderboard, "FALLBACK_ITEMS", 20)
+    monkeypatch.setattr(ranking, "FALLBACK_ITEMS", 20)
     expected = rank_sorted(board, "xp")
 
     top = rank_info("xp", expected[0].stats)

@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 
 from dynamo import jobs
 from dynamo.batch import batch_put
-from stats import tiers
-from stats.leaderboard import rank_of, rank_sorted
+from stats.boards import tiers
+from stats.boards.ranking import rank_of, rank_sorted
 from stats.models import METRICS, UserStats
 from tests import moto_atomic
 from tests.conftest import SHARED_PREFIX
@@ -147,7 +147,7 @@ def test_a_run_killed_half_way_leaves_ranks_true_and_the_next_run_clears_its_tie
 KILLED_RUN = """
 import os, signal, django
 django.setup()
-from stats import tiers
+from stats.boards import tiers
 real_put = tiers.batch_put
 def dies_half_way(model, items, **kwargs):
     items = list(items)

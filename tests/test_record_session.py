@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 
 from dynamo.exceptions import StaleVersion
 from dynamo.models import utcnow
-from stats.activity import accuracy_of, efficiency_of, record_session
 from stats.forms import StudySessionForm
+from stats.history.recording import accuracy_of, efficiency_of, record_session
 from stats.models import UserStats, leaderboard_partition_for
 from tests import moto_atomic
 from tests.helpers import joined_long_ago, run_together

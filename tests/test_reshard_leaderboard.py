@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from dynamo.batch import batch_put
-from stats import leaderboard
+from stats.boards.ranking import top
 from stats.management.commands import reshard_leaderboard
 from stats.models import UserStats, leaderboard_partition_for
 from tests.helpers import learners_for
@@ -31,7 +31,7 @@ def reshard(**options) -> str:
 
 
 def ranking(metric: str = "xp") -> list[tuple[int, str]]:
-    return [(row.rank, row.username) for row in leaderboard.top(metric, limit=100).rows]
+    return [(row.rank, row.username) for row in top(metric, limit=100).rows]
 
 
 def test_it_moves_every_item_and_the_ranking_stays_the_same(board, settings):

@@ -11,8 +11,8 @@ from django.core import mail
 from django.core.management import CommandError, call_command
 
 from dynamo.batch import batch_put
-from stats import reminders
 from stats.models import UserStats, reminder_bucket
+from stats.reminders import sending
 from tests import moto_atomic
 from tests.helpers import run_together
 from users.models import User
@@ -68,7 +68,7 @@ def test_it_sends_what_is_due_and_schedules_the_next_day(learners):
     assert first.reminder_claim is None and first.reminder_lease_until is None
     assert UserStats.get(learners[10]).next_reminder_at == NOON + timedelta(hours=3)
     assert "buckets read: 4, due: 10, sent: 10, skipped: 0, failed: 0" in output
-    assert reminders.read_watermark() == reminder_bucket(NOON)
+    assert sending.read_watermark() == reminder_bucket(NOON)
 
 
 def test_a_reminder_links_to_the_learners_page_by_its_absolute_address(learners):
@@ -96,7 +96,7 @@ def test_a_dry_run_changes_nothing(learners):
     assert mail.outbox == []
     assert {s.username: s.to_display() for s in UserStats.scan()} == before
     assert "due: 10, sent: 0" in output
-    assert reminders.read_watermark() == reminder_bucket(NOON - timedelta(hours=3))
+    assert sending.read_watermark() == reminder_bucket(NOON - timedelta(hours=3))
 
 
 def test_a_worker_that_missed_a_day_catches_up(learners):
@@ -125,7 +125,7 @@ def test_a_run_killed_after_claiming_loses_nothing(learners, monkeypatch):
     def die(stats, user):
         raise Crash
 
-    monkeypatch.setattr(reminders, "deliver", die)
+    monkeypatch.setattr(sending, "deliver", die)
     with pytest.raises(Crash):
         run(NOON)
     monkeypatch.undo()
@@ -136,24 +136,24 @@ def test_a_run_killed_after_claiming_loses_nothing(learners, monkeypatch):
     output = run(NOON + timedelta(minutes=2))
     assert sent_to() == Counter({f"{n}@example.com": 1 for n in learners[1:10]})
     assert "skipped: 1" in output
-    assert reminders.read_watermark() == reminder_bucket(claimed.next_reminder_at)
+    assert sending.read_watermark() == reminder_bucket(claimed.next_reminder_at)
 
     # Once the lease expires the next run sends it.
     run(NOON + timedelta(minutes=6))
     assert sent_to() == Counter({f"{n}@example.com": 1 for n in learners[:10]})
     assert UserStats.get(learners[0]).reminder_claim is None
-    assert reminders.read_watermark() == reminder_bucket(NOON)
+    assert sending.read_watermark() == reminder_bucket(NOON)
 
 
 def test_a_failed_send_exits_non_zero_and_is_retried_with_an_attempt_count(learners, monkeypatch):
-    deliver = reminders.deliver
+    deliver = sending.deliver
 
     def refuse(stats, user):
         if user.username == learners[3]:
             raise OSError("mail server refused")
         deliver(stats, user)
 
-    monkeypatch.setattr(reminders, "deliver", refuse)
+    monkeypatch.setattr(sending, "deliver", refuse)
     with pytest.raises(CommandError, match="1 reminder failed"):
         run(NOON)
     failed = UserStats.get(learners[3])

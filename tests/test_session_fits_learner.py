@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from dynamo.models import utcnow
-from stats.activity import record_session
+from stats.history.recording import record_session
 from stats.models import UserStats
 from tests.api_fixtures import problem_of
 from tests.helpers import snapshot
@@ -22,7 +22,7 @@ SESSION = {"xp": 50, "questions": 10, "correct": 8, "minutes": 5}
 def joined_2025(dynamo, monkeypatch) -> User:
     """Jo (jomarch) joined on 1 March 2025; "now" is June 2025, so a year back reaches 2024."""
     now = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
-    monkeypatch.setattr("stats.activity.utcnow", lambda: now)
+    monkeypatch.setattr("stats.history.recording.utcnow", lambda: now)
     user = User("jomarch", name="Jo March", email="jo@example.com", created_at=JOINED)
     user.save()
     return user

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from dynamo import tables
 from dynamo.models import client_for, utcnow
-from stats.history import SessionKey, history_of
+from stats.history.models import SessionKey, history_of
 from tests.helpers import joined_long_ago
 from users.models import User
 

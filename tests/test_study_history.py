@@ -13,8 +13,15 @@ from catalog.models import Skill
 from dynamo.exceptions import AlreadyExists
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
-from stats.activity import record_session
-from stats.history import SessionKey, StudyDay, StudySession, Totals, history_of, session_id_for
+from stats.history.models import (
+    SessionKey,
+    StudyDay,
+    StudySession,
+    Totals,
+    history_of,
+    session_id_for,
+)
+from stats.history.recording import record_session
 from stats.models import UserStats
 from tests import moto_atomic
 from tests.helpers import joined_long_ago, run_together

@@ -11,8 +11,8 @@ from django.core.management.base import CommandError
 
 from dynamo import jobs
 from dynamo_admin.models import AdminLog
-from stats.activity import record_correction, record_session
-from stats.history import DayTotals, StudyDay, Totals, history_of
+from stats.history.models import DayTotals, StudyDay, Totals, history_of
+from stats.history.recording import record_correction, record_session
 from stats.models import UserStats
 from users.models import User
 

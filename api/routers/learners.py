@@ -14,8 +14,8 @@ from ninja.responses import NinjaJSONEncoder
 from catalog.models import SKILL_ID_RE
 from dynamo.exceptions import AlreadyExists
 from dynamo.models import utcnow
-from stats.activity import record_session
-from stats.history import MAX_KEY_LENGTH, SessionKey, StudySession
+from stats.history.models import MAX_KEY_LENGTH, SessionKey, StudySession
+from stats.history.recording import record_session
 from stats.models import UserStats
 from users.models import USERNAME_RE, User, UserSkill
 

@@ -9,14 +9,14 @@ from ninja.errors import ValidationError as RequestValidationError
 
 from dynamo import cursors
 from dynamo.models import utcnow
-from stats.leaderboard import (
+from stats.boards.cache import standings
+from stats.boards.ranking import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
     BadLeaderboardRequest,
     check_metric,
 )
-from stats.learner import BadPageRequest, learner_page
-from stats.standings import standings
+from stats.learner_page.page import BadPageRequest, learner_page
 from users.forms import TalentSearchForm
 from users.models import PROFICIENCIES
 from users.search import search as search_holders

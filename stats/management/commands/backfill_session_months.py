@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dynamo.management.base import DynamoCommand
-from stats.history import StudySession, month_of
+from stats.history.models import StudySession, month_of
 
 
 class Command(DynamoCommand):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
-from stats import streaks
+from stats.history import streaks
 from stats.management.commands.send_reminders import parse_now
 
 

@@ -1,4 +1,4 @@
-"""Rebuild every board's score tiers from one pass over its index (see stats/tiers.py)."""
+"""Rebuild every board's score tiers from one pass over its index (see stats/boards/tiers.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
-from stats import tiers
+from stats.boards import tiers
 from stats.models import METRICS, leaderboard_partitions
 
 PROGRESS_EVERY = 50_000  # learners read between progress lines

@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
-from stats import reminders
+from stats.reminders import sending
 
 
 def parse_now(value: str) -> datetime:
@@ -34,7 +34,7 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--lease-minutes",
             type=float,
-            default=reminders.LEASE.total_seconds() / 60,
+            default=sending.LEASE.total_seconds() / 60,
             help="how long a claim holds a reminder before another run may take it",
         )
 
@@ -42,7 +42,7 @@ class Command(DynamoCommand):
         now = parse_now(options["now"]) if options["now"] else utcnow()
         if options["lease_minutes"] <= 0:
             raise CommandError("--lease-minutes must be more than 0.")
-        summary = reminders.send_due(
+        summary = sending.send_due(
             now,
             dry_run=options["dry_run"],
             lease=timedelta(minutes=options["lease_minutes"]),

@@ -14,9 +14,9 @@ from typing import Any
 
 from dynamo import cursors
 from dynamo.parallel import read_together
+from stats.models import METRICS, UserStats, leaderboard_partitions
 
 from . import tiers
-from .models import METRICS, UserStats, leaderboard_partitions
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100

@@ -15,7 +15,7 @@ Definitions (the README quotes them):
 
 A session belongs to an existing learner who is not soft-deleted, and is dated between a year
 ago (and no earlier than the learner joined) and now (a few minutes of clock drift allowed).
-It is written with the day's totals and the learner's in one transaction (stats/history.py),
+It is written with the day's totals and the learner's in one transaction (stats/history/models.py),
 with a check that the learner is still there: in the history if and only if in the totals.
 `UserStats.after_session` holds the rules; this module checks the input and the learner and
 writes.
@@ -38,9 +38,10 @@ from dynamo.models import DynamoModel, utcnow
 from dynamo.validators import FieldErrors, whole_number
 from dynamo_admin.display import plain
 from dynamo_admin.models import ADDITION, CHANGE, AdminLog
+from stats.models import UserStats, accuracy_of, count_board_move, efficiency_of, percentage
 from users.models import User, validate_username
 
-from .history import (
+from .models import (
     CORRECTION,
     MAX_MINUTES_PER_SESSION,
     MAX_QUESTIONS_PER_SESSION,
@@ -49,7 +50,6 @@ from .history import (
     StudySession,
     session_id_for,
 )
-from .models import UserStats, accuracy_of, count_board_move, efficiency_of, percentage
 
 __all__ = [
     "MAX_MINUTES_PER_SESSION",

@@ -24,12 +24,11 @@ from catalog.choices import catalog_names_by_id
 from dynamo import cursors
 from dynamo.batch import get_together
 from dynamo.parallel import read_together
+from stats.boards.ranking import rank_infos
+from stats.boards.tiers import Pointer, pointer_keys, pointers_from
+from stats.history.models import StudyDay, StudySession
+from stats.models import METRICS, UserStats, leaderboard_partitions
 from users.models import USERNAME_RE, User, UserSkill
-
-from .history import StudyDay, StudySession
-from .leaderboard import rank_infos
-from .models import METRICS, UserStats, leaderboard_partitions
-from .tiers import Pointer, pointer_keys, pointers_from
 
 SESSIONS_PER_PAGE = 20
 CALENDAR_WEEKS = 52

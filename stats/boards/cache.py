@@ -29,10 +29,10 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dynamo.exceptions import EngineUnavailable, describe, outage_cause
 from dynamo.models import call_deadline
+from stats.models import METRICS
 from users.models import User
 
-from .leaderboard import PAGE_SIZE, Board, Row, around, top
-from .models import METRICS
+from .ranking import PAGE_SIZE, Board, Row, around, top
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ def as_data(board: Board, names: dict[str, str]) -> dict[str, Any]:
         "next": board.next_cursor or None,
         "user": board.username,
         "user_rank": board.user_rank,
-        # Whether the ranks are exact, and the user's as shown ("≈1,234"): see stats/tiers.py.
+        # Whether the ranks are exact, and the user's as shown ("≈1,234"): see boards/tiers.py.
         "user_rank_exact": board.rank.exact if board.rank else None,
         "user_rank_label": board.rank.label if board.rank else None,
         "ranks_exact": board.exact,

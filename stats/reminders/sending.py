@@ -36,9 +36,8 @@ from django.core.mail import send_mail
 from django.urls import reverse
 
 from dynamo import jobs
+from stats.models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, reminder_bucket
 from users.models import User
-
-from .models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, reminder_bucket
 
 JOB = "send_reminders"
 LEGACY_WATERMARK_KEY = "#send_reminders"

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from dynamo import jobs
-
-from .models import UserStats
+from stats.models import UserStats
 
 JOB = "expire_streaks"
 # No write stores an expiry that has passed (a session whose streak has broken since stores

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 
@@ -15,15 +14,12 @@ from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
 from dynamo.middleware import meter_visible
-from dynamo.models import utcnow
 from dynamo.words import BadSearch, normalise
+from stats.models import METRICS
 from users.models import LearnerWord, User
 
-from . import charts
-from .leaderboard import BadLeaderboardRequest, check_metric
-from .learner import BadPageRequest, learner_page
-from .models import METRICS
-from .standings import board_entry, fragment
+from .cache import board_entry, fragment
+from .ranking import BadLeaderboardRequest, check_metric
 
 # With ?user=: whose rank, the rank, whether it is exact and how it is shown ("≈1,234").
 USER_FIELDS = ("user", "user_rank", "user_rank_exact", "user_rank_label", "ranks_exact")
@@ -55,14 +51,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             return _matches(request, metric, username, found)
     if data is None:
         return _not_found(request, metric, username)
-    if _wants_json(request):
+    if wants_json(request):
         response: HttpResponse = JsonResponse(_as_json(request, data))
     else:
         # The board's section (tabs, podium, rows, page links) is rendered once per cache
         # entry; the page around it (the staff meter footer among it) per request.
         board = fragment(entry, "board", lambda: _render_board(data, paged=bool(cursor)))
         response = _page(request, data["metric"], board)
-    _cache_headers(request, response)
+    cache_headers(request, response)
     return response
 
 
@@ -93,7 +89,7 @@ def _matches(request: HttpRequest, metric: str, text: str, found: list[User]) ->
         }
         for learner in found
     ]
-    if _wants_json(request):
+    if wants_json(request):
         response: HttpResponse = JsonResponse({"metric": metric, "query": text, "matches": matches})
     else:
         context = {
@@ -106,11 +102,11 @@ def _matches(request: HttpRequest, metric: str, text: str, found: list[User]) ->
         }
         board = mark_safe(render_to_string("stats/leaderboard_matches.html", context))
         response = _page(request, metric, board)
-    _cache_headers(request, response)
+    cache_headers(request, response)
     return response
 
 
-def _cache_headers(request: HttpRequest, response: HttpResponse) -> None:
+def cache_headers(request: HttpRequest, response: HttpResponse) -> None:
     """Let shared caches keep an anonymous board as long as the server does, and no staff one."""
     if meter_visible(request):
         # The meter's headers and footer describe this request to staff: no shared copy.
@@ -121,7 +117,8 @@ def _cache_headers(request: HttpRequest, response: HttpResponse) -> None:
     patch_vary_headers(response, ["Accept", "Cookie"])
 
 
-def _wants_json(request: HttpRequest) -> bool:
+def wants_json(request: HttpRequest) -> bool:
+    """Return whether the request asks for JSON: ?format=json, or an Accept naming it."""
     if "format" in request.GET:
         return request.GET["format"] == "json"
     return "application/json" in request.headers.get("Accept", "")
@@ -144,7 +141,8 @@ def _next_url(request: HttpRequest, data: dict[str, Any]) -> str | None:
     return f"{request.path}?{urlencode(query)}"
 
 
-def _display(metric: str, value: Any) -> str:
+def display_value(metric: str, value: Any) -> str:
+    """Return a metric's value as a page shows it: "1,234 XP", "3 days", "87.5%"."""
     if metric == "xp":
         return f"{int(value):,} XP"
     if metric == "streak":
@@ -170,8 +168,10 @@ def _context(data: dict[str, Any]) -> dict[str, Any]:
             "rank": row["rank"],
             "username": row["username"],
             "name": row["name"],
-            "score": _display(metric, row[metric]),
-            "others": [(METRIC_LABELS[m], _display(m, row[m])) for m in METRICS if m != metric],
+            "score": display_value(metric, row[metric]),
+            "others": [
+                (METRIC_LABELS[m], display_value(m, row[m])) for m in METRICS if m != metric
+            ],
             "is_me": row["username"] == data["user"],
         }
         for row in data["results"]
@@ -201,8 +201,8 @@ def _bad_request(request: HttpRequest, metric: str, message: str) -> HttpRespons
 
 
 def _error(request: HttpRequest, metric: str, message: str, status: int) -> HttpResponse:
-    if _wants_json(request):
-        return _problem(message, status)
+    if wants_json(request):
+        return problem(message, status)
     context = {
         "message": message,
         "status": status,
@@ -213,60 +213,7 @@ def _error(request: HttpRequest, metric: str, message: str, status: int) -> Http
     return _page(request, metric, board, status)
 
 
-def learner(request: HttpRequest, username: str) -> HttpResponse:
-    """Show a learner's own page: skills, metrics and ranks, a year of study, recent sessions."""
-    cursor = request.GET.get("cursor") or None
-    newer = request.GET.get("newer") or None
-    try:
-        data = learner_page(username, cursor=cursor, newer=newer, today=utcnow().date())
-    except BadPageRequest as exc:
-        return _learner_error(request, str(exc), 400)
-    if data is None:  # unknown and soft-deleted alike: nothing tells them apart
-        return _learner_error(request, f"No learner called {username!r}.", 404)
-    if _wants_json(request):
-        response: HttpResponse = JsonResponse(data)
-    else:
-        response = TemplateResponse(request, "stats/learner.html", _learner_context(data))
-    _cache_headers(request, response)
-    return response
-
-
-def _learner_context(data: dict[str, Any]) -> dict[str, Any]:
-    days = data["calendar"]
-    return {
-        "learner": data,
-        "metrics": [
-            {
-                "metric": metric,
-                "label": METRIC_LABELS[metric],
-                "value": _display(metric, data["metrics"][metric]["value"]),
-                "rank": data["metrics"][metric]["rank"],
-            }
-            for metric in METRICS
-        ],
-        "calendar": charts.calendar(days["first_day"], days["last_day"], days["days"]),
-        "chart": charts.weekly_xp(days["first_day"], days["last_day"], days["days"]),
-        "year": charts.year_summary(days["days"]),
-        "sessions": [
-            s
-            | {
-                "when": datetime.fromisoformat(s["started_at"]).strftime("%Y-%m-%d %H:%M"),
-                "minutes_label": charts.whole_minutes(s["minutes"]),
-            }
-            for s in data["sessions"]
-        ],
-        "is_first_page": not data["newer"],
-    }
-
-
-def _learner_error(request: HttpRequest, message: str, status: int) -> HttpResponse:
-    if _wants_json(request):
-        return _problem(message, status)
-    context = {"message": message, "status": status}
-    return TemplateResponse(request, "stats/learner_error.html", context, status=status)
-
-
-def _problem(message: str, status: int) -> JsonResponse:
+def problem(message: str, status: int) -> JsonResponse:
     """Return a JSON error as RFC 9457 problem details, the shape of every API error."""
     # The body api/problems.py gives an error without field errors (stats may not import api).
     body = {

@@ -1,7 +1,7 @@
 """Each learner's study history: the sessions, the totals of each UTC day, the named requests.
 
 A session is written in the same TransactWriteItems as the day's totals and the learner's
-running totals it moves (stats/activity.py), so a session is in the history if and only if
+running totals it moves (stats/history/recording.py), so a session is in the history if and only if
 it is in the totals, and `verify_stats` can recompute every learner's totals from here.
 
 - `study-sessions` (username; session_id): one item per session. The id is the start time

@@ -1,0 +1,1 @@
+"""The study history: sessions, days and keys, recording a session, streaks, verifying totals."""

@@ -1,0 +1,1 @@
+"""Study reminders: the due-reminder run and its mail."""
