@@ -161,10 +161,10 @@ class UserStatsAdmin(DynamoModelAdmin):
         "streak",
         "efficiency",
         "accuracy",
-        "next_reminder_at",
-    )
+    )  # the next reminder is on the change page and its filter: six columns fit at 1024 px
     list_filter = [LeaderboardFilter, ReminderBucketFilter]
     search_fields = ("=username",)
+
     # By XP by default, each metric's header sorting through its leaderboard index both ways.
     ordering = ("-xp", "-streak", "-efficiency", "-accuracy", "next_reminder_at")
     fieldsets = (

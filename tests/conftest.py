@@ -17,7 +17,7 @@ from moto.core.custom_responses_mock import reset_responses_mock
 from moto.core.models import responses_mock
 
 from dynamo import local, tables
-from dynamo.models import configure
+from dynamo.models import client_for, configure
 from tests.helpers import empty_all_tables
 
 ENGINES = ("moto", "local")
@@ -109,15 +109,42 @@ def dynamo(engine) -> Iterator[str]:
         empty_all_tables()
 
 
+@pytest.fixture(scope="session")
+def tables_dynamodb_local() -> Iterator[str]:
+    """A second DynamoDB Local, in memory, for the tests that create tables and indexes.
+
+    DynamoDB Local builds an index added by UpdateTable in the background, one at a time;
+    on the engine that has run the whole suite's workload such a build has been seen to stay
+    CREATING for minutes, so the tests that build tables do it on an engine of their own.
+    """
+    engine = local.start(allow_moto=False, log=lambda _: None)
+    try:
+        yield engine.endpoint
+    finally:
+        engine.stop()
+
+
 @pytest.fixture
-def bare_engine(engine) -> Iterator[str]:
+def bare_engine(request, engine) -> Iterator[str]:
     """An engine with no tables yet: every model points at a table prefix of the test's own."""
-    endpoint = None if engine == "moto" else configure_endpoint()
-    configure(endpoint=endpoint, prefix=f"test-{uuid.uuid4().hex[:10]}-", region="us-east-1")
+    shared = None if engine == "moto" else configure_endpoint()
+    endpoint = None if engine == "moto" else request.getfixturevalue("tables_dynamodb_local")
+    prefix = f"test-{uuid.uuid4().hex[:10]}-"
+    configure(endpoint=endpoint, prefix=prefix, region="us-east-1")
     try:
         yield engine
     finally:
-        configure(endpoint=endpoint, prefix=SHARED_PREFIX, region="us-east-1")
+        drop_tables_of(prefix)  # the next test's engine holds only its own tables
+        configure(endpoint=shared, prefix=SHARED_PREFIX, region="us-east-1")
+
+
+def drop_tables_of(prefix: str) -> None:
+    """Delete the tables the current configuration made under `prefix` (the test's own)."""
+    models = tables.all_models()
+    client = client_for(models[0])
+    for name in tables.list_table_names(models[0]):
+        if name.startswith(prefix):
+            client.delete_table(TableName=name)
 
 
 @pytest.fixture(autouse=True)
