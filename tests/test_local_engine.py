@@ -224,14 +224,14 @@ def test_make_run_checks_the_address_before_anything_else():
         port = taken.getsockname()[1]
 
         planned = subprocess.run(
-            ["make", "-n", "run", f"ADDR=127.0.0.1:{port}"],
+            ["make", "--no-print-directory", "-n", "run", f"ADDR=127.0.0.1:{port}"],
             cwd=BASE_DIR,
             capture_output=True,
             text=True,
             timeout=60,
         )
         checked = subprocess.run(
-            ["make", "-s", "address-free", f"ADDR=127.0.0.1:{port}"],
+            ["make", "--no-print-directory", "-s", "address-free", f"ADDR=127.0.0.1:{port}"],
             cwd=BASE_DIR,
             capture_output=True,
             text=True,
