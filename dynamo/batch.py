@@ -139,6 +139,20 @@ def delete_request(item: DynamoModel) -> dict[str, Any]:
     return {"DeleteRequest": {"Key": {name: key[name] for name in item.key_attribute_names()}}}
 
 
+def write_rows(puts: Iterable[DynamoModel], deletes: Iterable[DynamoModel] = ()) -> int:
+    """Put and delete rows as they are, unconditionally, 25 a call per table; return calls."""
+    by_table: dict[type[DynamoModel], list[dict[str, Any]]] = {}
+    for item in puts:
+        by_table.setdefault(type(item), []).append(put_request(item))
+    for item in deletes:
+        by_table.setdefault(type(item), []).append(delete_request(item))
+    return sum(
+        write_requests(model, chunk)
+        for model, requests in by_table.items()
+        for chunk in in_chunks(requests, BATCH_SIZE)
+    )
+
+
 def prepare_new(item: DynamoModel) -> DynamoModel:
     """Validate and stamp an item written by a batch (batches carry no version condition)."""
     item.full_clean()

@@ -154,8 +154,26 @@ class DynamoModel(Model):
         self.mark_written(created=is_new)
         return result
 
-    def mark_written(self, *, created: bool) -> None:
-        """Run the written() hook for a committed write, then remember the item as stored."""
+    def kept_in_step(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
+        """Return the rows to put and to delete with a write of the whole item; a hook.
+
+        Rows derived from the item that nobody edits (a search index's entries): no version,
+        no history, written unconditionally. The admin's transactions (write_together) carry
+        them in the item's own TransactWriteItems; after any other committed write,
+        mark_written sends them in BatchWriteItems.
+        """
+        return [], []
+
+    def mark_written(self, *, created: bool, rows_written: bool = False) -> None:
+        """Follow up a committed write, then remember the item as stored.
+
+        The rows kept in step are written first, unless the write's transaction carried them
+        (`rows_written`); then the written() hook runs.
+        """
+        if not rows_written:
+            from .batch import write_rows
+
+            write_rows(*self.kept_in_step())
         self.written(created=created)
         self._stored = self.serialize()
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from django.utils.translation import gettext as _
 from pynamodb.attributes import UnicodeAttribute
 
-from .batch import delete_request, in_chunks, put_request, write_requests
+from .batch import write_rows
 from .models import DynamoModel
 
 HEAD_LENGTH = 2
@@ -100,27 +100,21 @@ class WordIndex(DynamoModel):
         return cls.entries_for(item.pk[0], words)
 
     @classmethod
-    def follow(cls, item: DynamoModel) -> int:
-        """Put the item's new words and delete the ones it lost; return the entries written.
+    def changes_for(cls, item: DynamoModel) -> tuple[list[WordIndex], list[WordIndex]]:
+        """Return the entries of the item's new words and of the words it lost (to delete).
 
-        Nothing is written when no indexed field changed; otherwise one BatchWriteItem for
-        up to 25 changed entries (a rename changes one or two words).
+        Both empty when no indexed field changed; a rename changes one or two words.
         """
         owner = item.pk[0]
         now, before = cls.words_of(item), cls.words_of(item, stored=True)
-        requests = [put_request(e) for e in cls.entries_for(owner, now - before)]
-        requests += [delete_request(e) for e in cls.entries_for(owner, before - now)]
-        for chunk in in_chunks(requests, 25):
-            write_requests(cls, chunk)
-        return len(requests)
+        return cls.entries_for(owner, now - before), cls.entries_for(owner, before - now)
 
     @classmethod
     def forget(cls, item: DynamoModel) -> int:
         """Delete every entry the item owns (a purge); return how many were sent."""
-        requests = [delete_request(e) for e in cls.entries_of(item)]
-        for chunk in in_chunks(requests, 25):
-            write_requests(cls, chunk)
-        return len(requests)
+        entries = cls.entries_of(item)
+        write_rows([], entries)
+        return len(entries)
 
     # --- finding -----------------------------------------------------------------------
     @classmethod

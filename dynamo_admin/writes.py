@@ -11,7 +11,7 @@ from pynamodb.constants import KEY
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from dynamo.batch import TRANSACTION_LIMIT
+from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
 
@@ -38,6 +38,7 @@ class Write:
     changes: dict[str, list[Any]] = field(default_factory=dict)
     gone: bool = False  # the page showed a stored item that is no longer stored
     entry: AdminLog | None = None  # its history entry (the admin's log_* hook), else the default
+    rows_written: bool = False  # the item's rows kept in step went in its transaction
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -59,7 +60,16 @@ class Update:
 
 
 class PageTransaction(TransactWrite):
-    """PynamoDB's TransactWrite, with an update that leaves the item's version alone."""
+    """PynamoDB's TransactWrite, with an update that leaves the item's version alone and
+    unconditional writes of the rows kept in step."""
+
+    def put_row(self, row: DynamoModel) -> None:
+        self._put_items.append({"TableName": row.Meta.table_name, "Item": row.serialize()})
+
+    def delete_row(self, row: DynamoModel) -> None:
+        """Delete a row by its key; it goes before every other delete (see write_together)."""
+        request = delete_request(row)["DeleteRequest"]
+        self._delete_items.insert(0, {"TableName": row.Meta.table_name, **request})
 
     def update_keeping_version(self, update: Update) -> None:
         hash_value, range_value = update.model._serialize_keys(*update.key)
@@ -87,13 +97,23 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
 
     A change or delete is conditional on the version its form showed, an addition on the key
     being free; `actor` is the name the history entries give; `updates` (copies kept in step)
-    go in the same transaction, after them. Items must be validated and prepared already;
-    this stamps the puts. Raise Cancelled naming the writes that lost.
+    go in the same transaction, after them, and so do the rows each put keeps in step
+    (DynamoModel.kept_in_step: a rename's search words) while the transaction has room,
+    marking the write `rows_written`. Items must be validated and prepared already; this
+    stamps the puts. Raise Cancelled naming the writes that lost.
     """
     # PynamoDB sends deletes before puts; CancellationReasons follow the order sent.
     ordered = [w for w in writes if w.action == DELETION] + [
         w for w in writes if w.action != DELETION
     ]
+    room = TRANSACTION_LIMIT - 2 * len(ordered) - len(updates)
+    rows: dict[int, tuple[list[DynamoModel], list[DynamoModel]]] = {}
+    for write in ordered:
+        if write.action != DELETION:
+            puts, deletes = write.item.kept_in_step()
+            if len(puts) + len(deletes) <= room:
+                rows[id(write)] = (puts, deletes)
+                room -= len(puts) + len(deletes)
     stamps = {id(w): (w.item.created_at, w.item.updated_at) for w in ordered}
     connection = type(ordered[0].item)._get_connection().connection  # metered like every call
     try:
@@ -112,12 +132,19 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
                     write.entry
                     or AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
                 )
+            for puts, deletes in rows.values():
+                for row in puts:
+                    transaction.put_row(row)
+                for row in deletes:
+                    transaction.delete_row(row)
             for update in updates:  # PynamoDB sends updates after every put
                 transaction.update_keeping_version(update)
     except TransactWriteError as exc:
         for write in ordered:
             write.item.created_at, write.item.updated_at = stamps[id(write)]
-        reasons = list(exc.cancellation_reasons or [])
+        # The rows' deletes went first: the items' reasons follow theirs.
+        deleted_rows = sum(len(deletes) for _, deletes in rows.values())
+        reasons = list(exc.cancellation_reasons or [])[deleted_rows:]
         failures = [
             (write, reason.code)
             for write, reason in zip(ordered, reasons, strict=False)
@@ -128,6 +155,8 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         ):
             raise
         raise Cancelled(failures) from exc
+    for write in ordered:
+        write.rows_written = id(write) in rows
 
 
 def log_changes(write: Write) -> dict[str, list[Any]]:
@@ -146,8 +175,9 @@ def write_with_history(
     """
     if action != DELETION:
         item.full_clean()
+    write = Write(None, None, item, action, changes or {})
     try:
-        write_together([Write(None, None, item, action, changes or {})], actor)
+        write_together([write], actor)
     except Cancelled as exc:
         [(_write, code)] = exc.failures
         names = {"name": item.verbose_name, "item": item}
@@ -162,4 +192,4 @@ def write_with_history(
     if action == DELETION:
         AdminLog.forget(object_key_for(item))
     else:
-        item.mark_written(created=action == ADDITION)
+        item.mark_written(created=action == ADDITION, rows_written=write.rows_written)

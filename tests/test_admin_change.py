@@ -15,7 +15,7 @@ from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.test_fuzz import form_fields
-from users.models import User, UserSkill
+from users.models import LearnerWord, User, UserSkill
 
 ADD = "/admin/catalog/skill/add/"
 PYTHON = "/admin/catalog/skill/python/change/"
@@ -502,9 +502,9 @@ def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin
 
     assert response.status_code == 302, response.content.decode()
     meter = response.wsgi_request.dynamo_meter
-    # Then the learner search's changed words (learner-words), the only write after it.
+    # The learner search's changed words (learner-words) go in the save's transaction.
     operations = [call.operation for call in meter.calls]
-    assert operations == ["BatchGetItem", "TransactWriteItems", "BatchWriteItem"]
+    assert operations == ["BatchGetItem", "TransactWriteItems"]
     assert User.get("alice").email == "alice@wonderland.example"
     # The row added meanwhile, which the page did not show, is neither read nor touched.
     assert UserSkill.get("alice", "go").version == 1
@@ -532,10 +532,46 @@ def test_a_rename_copies_the_name_onto_the_stats_in_the_saves_transaction(admin_
     assert response.status_code == 302, response.content.decode()
     meter = response.wsgi_request.dynamo_meter
     operations = [call.operation for call in meter.calls]
-    assert operations == ["BatchGetItem", "TransactWriteItems", "BatchWriteItem"]  # the words
+    assert operations == ["BatchGetItem", "TransactWriteItems"]  # the words in it too
     stats = UserStats.get("alice")
     assert (stats.name, stats.version) == ("Alice P", 1)  # copied, its version kept
     assert User.get("alice").name == "Alice P"
+    assert {"alice", "p"} <= search_words("alice") and "liddell" not in search_words("alice")
+
+
+def search_words(username: str) -> set[str]:
+    return {e.entry.split("#")[0] for e in LearnerWord.scan() if e.owner == username}
+
+
+def test_a_rename_refused_as_stale_moves_no_search_word(admin_client_, alice):
+    meanwhile = User.get("alice")
+    meanwhile.email = "alice@elsewhere.example"
+    meanwhile.save()
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(name="Alice Pleasance")
+    )
+
+    assert response.status_code == 200
+    assert "Nothing was saved" in response.content.decode()
+    assert User.get("alice").name == "Alice Liddell"
+    assert "liddell" in search_words("alice") and "pleasance" not in search_words("alice")
+
+
+def test_search_words_with_no_room_in_the_transaction_follow_it(
+    admin_client_, alice, monkeypatch
+):
+    # The learner and their history entry, and the name copied onto their stats, fill it.
+    monkeypatch.setattr("dynamo_admin.writes.TRANSACTION_LIMIT", 3)
+
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", inline_post(name="Alice Pleasance")
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    operations = [call.operation for call in response.wsgi_request.dynamo_meter.calls]
+    assert operations == ["BatchGetItem", "TransactWriteItems", "BatchWriteItem"]
+    assert "pleasance" in search_words("alice") and "liddell" not in search_words("alice")
 
 
 def test_a_rename_of_a_learner_without_stats_copies_nothing(admin_client_, alice):

@@ -103,9 +103,12 @@ class User(DynamoModel):
         super().stamp()
         self.created_month = self.created_at.strftime("%Y-%m")
 
+    def kept_in_step(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
+        """Keep the learner search current: the entries of new words, and of lost ones."""
+        return LearnerWord.changes_for(self)
+
     def written(self, *, created: bool) -> None:
-        """Keep the learner search current; let other apps follow soft deletes and renames."""
-        LearnerWord.follow(self)
+        """Let other apps follow soft deletes and renames."""
         if self.was_stored_with("deleted_at") != self.is_deleted:
             deletion_changed.send(sender=type(self), user=self)
         if not created and self.stored_value("name") != self.name:

@@ -195,7 +195,9 @@ class ChangeFormViews:
             if write.action == DELETION:
                 AdminLog.forget(object_key_for(write.item))
             else:
-                write.item.mark_written(created=write.action == ADDITION)
+                write.item.mark_written(
+                    created=write.action == ADDITION, rows_written=write.rows_written
+                )
         return item, None
 
     def transaction_updates(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynamo.batch import delete_request, in_chunks, put_request, write_requests
+from dynamo.batch import write_rows
 from dynamo.management.base import DynamoCommand
 from users.models import LearnerWord, User
 
@@ -36,9 +36,7 @@ class Command(DynamoCommand):
                 "Nothing was changed."
             )
             return
-        requests = [put_request(e) for e in missing] + [delete_request(e) for e in stale]
-        for chunk in in_chunks(requests, 25):
-            write_requests(LearnerWord, chunk)
+        write_rows(missing, stale)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Added {len(missing)} search words and deleted {len(stale)} stale ones "
