@@ -558,9 +558,7 @@ def test_a_rename_refused_as_stale_moves_no_search_word(admin_client_, alice):
     assert "liddell" in search_words("alice") and "pleasance" not in search_words("alice")
 
 
-def test_search_words_with_no_room_in_the_transaction_follow_it(
-    admin_client_, alice, monkeypatch
-):
+def test_search_words_with_no_room_in_the_transaction_follow_it(admin_client_, alice, monkeypatch):
     # The learner and their history entry, and the name copied onto their stats, fill it.
     monkeypatch.setattr("dynamo_admin.writes.TRANSACTION_LIMIT", 3)
 
