@@ -17,6 +17,7 @@ WRITE_OPERATIONS = frozenset(
 )
 _START = "skillboard_meter_started"
 _TARGETS = "skillboard_meter_targets"
+_INSTRUMENTED = "skillboard_metered"  # set on a client's event emitter once it reports
 # What each item of a transaction asks IAM for: DynamoDB authorizes the items, not the call.
 TRANSACT_ITEM_ACTIONS = {
     "Put": "PutItem",
@@ -197,6 +198,10 @@ def _after_call(
 def instrument(client: Any) -> Any:
     """Make a botocore DynamoDB client report its calls to the open meter (idempotent)."""
     events = client.meta.events
+    # Models ask on every call: botocore inspects each handler's signature before it sees the
+    # unique id already registered (four getfullargspec calls, half a millisecond a call).
+    if getattr(events, _INSTRUMENTED, False):
+        return client
     # Every call reports what it consumed, whoever makes it (PynamoDB or a raw client call).
     events.register(
         "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="skillboard-meter-ask"
@@ -206,6 +211,7 @@ def instrument(client: Any) -> Any:
     events.register(
         "after-call-error.dynamodb", _after_call_error, unique_id="skillboard-meter-error"
     )
+    setattr(events, _INSTRUMENTED, True)
     return client
 
 
