@@ -249,6 +249,9 @@ TEMPLATES = [
     },
 ]
 
+# Django's form renderer, rendering each blank widget (an inline's extra and empty rows) once.
+FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
+
 DATABASES = {
     "default": setting(
         "DATABASE_URL",

@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from catalog.models import CATEGORIES, Skill
+from dynamo_admin import renderers
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
@@ -145,6 +146,26 @@ def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
     # Totals are the study history's sums: shown, never an input.
     assert 'name="userstats-0-xp"' not in page and "120" in page
     assert f"{calls(response)} DynamoDB calls" in page
+
+
+def test_a_learners_page_keeps_its_blank_widgets_and_is_the_html_djangos_renderer_gives(
+    admin_client_, alice, settings, monkeypatch
+):
+    monkeypatch.setattr(renderers, "_kept", type(renderers._kept)())
+
+    def page() -> str:
+        html = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+        html = re.sub(r"[\d.]+ ms", "", html)  # the footer's time on DynamoDB
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+    settings.FORM_RENDERER = "django.forms.renderers.DjangoTemplates"
+    djangos = page()
+    settings.FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
+    first, again = page(), page()
+
+    # The skills' blank row and the empty rows inlines.js copies: rendered once, kept.
+    assert 'id="userskill-empty"' in first and renderers._kept
+    assert first == again == djangos
 
 
 def inline_post(**overrides) -> dict[str, str]:
