@@ -7,6 +7,8 @@ SEED_USERS ?= 500
 BENCH_USERS ?= 100000
 # gunicorn worker processes for `make serve`; each runs DYNAMODB_MAX_POOL_CONNECTIONS threads.
 WEB_CONCURRENCY ?= 2
+# pytest-xdist workers for `make test`, each with its own DynamoDB Local; a test file stays on one.
+TEST_WORKERS ?= 2
 
 .PHONY: run address-free serve test lint format install system-deps dynamodb-local bench clean dist
 
@@ -49,12 +51,13 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 
 ## test: lint, then every test on moto and on DynamoDB Local, browser tests and the many-host
-## tests (PostgreSQL, Redis, two gunicorn hosts) included; then dynamo_admin's own tests on
+## tests (PostgreSQL, Redis, two gunicorn hosts) included, spread over TEST_WORKERS processes
+## (one file to a process); then dynamo_admin's own tests on
 ## their own settings (no Skillboard app installed); then bin/test-package: the wheel alone in
 ## a fresh venv, its tests and the example project (examples/library) run against it.
 test: dynamodb-local lint
 	bin/install-system-deps --browser --servers
-	$(PY) -m pytest; status=$$?; \
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; status=1; fi; \
 	$(PY) -m pytest dynamo_admin/tests --ds=dynamo_admin.tests.settings; admin_status=$$?; \
 	if [ $$admin_status -eq 5 ]; then \

@@ -178,7 +178,10 @@ class InlineAdminFormSet:
         self.opts = inline_formset.inline
         self.formset = inline_formset.formset
         self.fieldsets = self.opts.get_fieldsets(inline_formset.request, inline_formset.parent)
-        self.has_add_permission = inline_formset.can_add
+        # The empty row is what inlines.js copies on "Add another". Stored rows cannot be
+        # removed on the page, so with max_num of them it never shows the link: no row to copy.
+        full = self.formset.initial_form_count() >= self.formset.max_num
+        self.has_add_permission = inline_formset.can_add and not full
         self.has_change_permission = inline_formset.can_change
         self.has_delete_permission = inline_formset.can_delete
 

@@ -40,21 +40,26 @@ class Unkeyable(Exception):
 def frozen(value: Any) -> Any:
     """Return a hashable copy of plain data that tells apart whatever renders differently.
 
-    Each scalar keeps its type and its text (True and 1, 1.0 and 1.00, a safe string and a
-    plain one, equal times in two zones: each renders differently) and each dict its order
+    Plain text, whole numbers and None stand as themselves; every other scalar is its type and
+    its text (True and 1, 1.0 and 1.00, a safe string and a plain one, equal times in two
+    zones: each renders differently); each container its type and items, a dict in its order
     (attributes are written in it).
     """
-    if value is None:
-        return None
+    kind = type(value)
+    if kind is str or kind is int or value is None:
+        return value
     if isinstance(value, Promise):  # a lazy translation: the language is in the key
         value = str(value)
+        kind = type(value)
+        if kind is str:
+            return value
     if isinstance(value, _SCALARS):
-        return (type(value), value if isinstance(value, str) else str(value))
-    if isinstance(value, dict):
-        return (dict, tuple((key, frozen(item)) for key, item in value.items()))
-    if isinstance(value, list | tuple):
-        return (type(value), tuple(frozen(item) for item in value))
-    raise Unkeyable(type(value).__name__)
+        return (kind, value if isinstance(value, str) else str(value))
+    if kind is dict:
+        return (dict, tuple((frozen(key), frozen(item)) for key, item in value.items()))
+    if kind is list or kind is tuple:
+        return (kind, tuple(frozen(item) for item in value))
+    raise Unkeyable(kind.__name__)
 
 
 def shows_value(widget: dict[str, Any]) -> bool:

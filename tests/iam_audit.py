@@ -16,6 +16,7 @@ from dynamo import cloudformation, meter, tables
 TESTS_DIR = Path(__file__).resolve().parent
 _seen: set[tuple[str, str]] = set()
 _partial = False
+_audited: list[int] = []  # the pairs a whole run performed, once it passed the audit
 
 
 def suffix_of(name: str) -> str | None:
@@ -69,20 +70,77 @@ def pytest_collection_finish(session):
         _partial = True
 
 
+def performed_actions(seen: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Return the (action, table or index) pairs seen, less the schema actions."""
+    return {(a, n) for a, n in seen if a not in cloudformation.SCHEMA_ACTIONS}
+
+
+def unused_grants(performed: set[tuple[str, str]]) -> list[str]:
+    """Say which granted actions and tables or indexes nothing in the run performed."""
+    # The policy grants one action list on every table, so "nothing else" is checked per
+    # action and per table or index: each must be exercised somewhere in the suite.
+    granted = allowed(cloudformation.template(""))
+    unused_actions = {a for a, _ in granted} - {a for a, _ in performed}
+    unused_targets = {t for _, t in granted} - {t for _, t in performed}
+    problems = []
+    if unused_actions:
+        problems.append(f"the policy grants actions nothing performs: {unused_actions}")
+    if unused_targets:
+        problems.append(f"the policy names tables nothing touches: {unused_targets}")
+    return problems
+
+
 @pytest.fixture(scope="session", autouse=True)
 def iam_audit(request):
     """Record every metered DynamoDB call of the session and check it against the policy."""
     meter.observers.append(_observe)
     yield
     meter.observers.remove(_observe)
-    granted = allowed(cloudformation.template(""))
-    performed = {(a, n) for a, n in _seen if a not in cloudformation.SCHEMA_ACTIONS}
-    refused = sorted(performed - granted)
+    performed = performed_actions(_seen)
+    refused = sorted(performed - allowed(cloudformation.template("")))
     assert not refused, f"the code performs what the generated IAM policy refuses: {refused}"
+    workeroutput = getattr(request.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker ran a share: the controller checks the whole
+        workeroutput["iam_seen"] = sorted(_seen)
+        workeroutput["iam_partial"] = _partial
+        return
     if not _partial and request.session.testsfailed == 0:
-        # The policy grants one action list on every table, so "nothing else" is checked per
-        # action and per table or index: each must be exercised somewhere in the suite.
-        unused_actions = {a for a, _ in granted} - {a for a, _ in performed}
-        unused_targets = {t for _, t in granted} - {t for _, t in performed}
-        assert not unused_actions, f"the policy grants actions nothing performs: {unused_actions}"
-        assert not unused_targets, f"the policy names tables nothing touches: {unused_targets}"
+        problems = unused_grants(performed)
+        assert not problems, "; ".join(problems)
+        _audited.append(len(performed))
+
+
+# The controller of a run spread over xdist workers: what every worker saw, put together.
+_workers_seen: set[tuple[str, str]] = set()
+_workers: list[bool] = []  # each finished worker's "ran a partial selection"
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: called only when xdist runs the suite
+def pytest_testnodedown(node, error):
+    output = getattr(node, "workeroutput", {})
+    _workers_seen.update(tuple(pair) for pair in output.get("iam_seen", ()))
+    # A worker that died sent nothing: the run cannot say what went unused.
+    _workers.append(error is not None or output.get("iam_partial", True))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    if not _workers or any(_workers) or exitstatus != pytest.ExitCode.OK:
+        return
+    performed = performed_actions(_workers_seen)
+    problems = unused_grants(performed)
+    if problems:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        for problem in problems:
+            reporter.write_line(f"IAM audit failed: {problem}", red=True, bold=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    else:
+        _audited.append(len(performed))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _audited:
+        terminalreporter.write_line(
+            f"IAM audit: {_audited[0]} (action, table or index) pairs performed, each granted "
+            "by the generated policy, and every grant used"
+        )

@@ -252,9 +252,7 @@ def test_ranks_say_exact_only_when_they_are_through_moves_and_rebuilds(board, se
                 UserStats.get(username).break_streak()
             moved.add(username)
         check_against_brute_force(moved)
-        below_top = [
-            rank_info("xp", s) for s in listed() if rank_info("xp", s).rank > 2 * TIER_SIZE
-        ]
+        below_top = [info for s in listed() if (info := rank_info("xp", s)).rank > 2 * TIER_SIZE]
         if moved:  # something moved: a rank below the top tier no longer claims exactness
             assert below_top and not any(info.exact for info in below_top)
         rebuilt_ranks_are_all_exact()
