@@ -56,6 +56,27 @@ def test_the_add_page_shows_a_blank_skill_row_the_stats_and_the_row_to_copy(admi
     assert "data-inline-formset=" in page and "admin/js/inlines" in page
 
 
+def test_an_inline_holding_max_num_stored_rows_has_no_row_to_copy_and_others_keep_theirs(
+    admin_client_, alice
+):
+    page = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+
+    # The stats inline (max_num 1) holds Alice's stored stats: inlines.js never shows its
+    # "Add another" link, so there is no empty row to copy, and the stored row is not one.
+    assert 'id="userstats-0"' in page and 'id="userstats-empty"' not in page
+    assert "userstats-__prefix__" not in page and "empty-form last-related" not in page
+    assert 'id="userskill-empty"' in page  # the skills can still grow
+
+
+def test_a_learner_without_stats_keeps_the_stats_row_to_copy(admin_client_, alice):
+    UserStats.get("alice").delete()
+
+    page = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+
+    # The blank stats row can be removed on the page, and "Add another" then copies this one.
+    assert 'id="userstats-0"' in page and 'id="userstats-empty"' in page
+
+
 def test_a_learner_with_two_skills_and_stats_is_added_in_one_save(admin_client_, go):
     response = admin_client_.post(
         ADD, add_post([skill_row("python", "Expert", "5"), skill_row("go")])
