@@ -13,6 +13,7 @@ from catalog.models import CATEGORIES, Skill
 from dynamo_admin import renderers
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
+from dynamo_admin.tests.pages import with_each_renderer
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.test_fuzz import form_fields
@@ -153,17 +154,11 @@ def test_a_learners_page_keeps_its_blank_widgets_and_is_the_html_djangos_rendere
 ):
     monkeypatch.setattr(renderers, "_kept", type(renderers._kept)())
 
-    def page() -> str:
-        html = admin_client_.get("/admin/users/user/alice/change/").content.decode()
-        html = re.sub(r"[\d.]+ ms", "", html)  # the footer's time on DynamoDB
-        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+    djangos, first, again = with_each_renderer(
+        admin_client_, "/admin/users/user/alice/change/", settings
+    )
 
-    settings.FORM_RENDERER = "django.forms.renderers.DjangoTemplates"
-    djangos = page()
-    settings.FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
-    first, again = page(), page()
-
-    # The skills' blank row and the empty rows inlines.js copies: rendered once, kept.
+    # The skills' blank row and the empty row inlines.js copies: rendered once, kept.
     assert 'id="userskill-empty"' in first and renderers._kept
     assert first == again == djangos
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django import forms
 from django.contrib.admin import widgets as admin_widgets
@@ -12,6 +10,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import override
 
 from dynamo_admin import renderers
+
+from .pages import with_each_renderer
 
 F1 = "/admin/library/shelf/F1/change/"
 
@@ -128,15 +128,7 @@ def test_the_store_keeps_at_most_its_size(counted, monkeypatch):
 def test_the_change_page_is_the_same_html_as_with_djangos_renderer(
     librarian, fiction, counted, settings
 ):
-    def page() -> str:
-        html = librarian.get(F1).content.decode()
-        html = re.sub(r"[\d.]+ ms", "", html)  # the footer's time on DynamoDB
-        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
-
-    settings.FORM_RENDERER = "django.forms.renderers.DjangoTemplates"
-    djangos = page()
-    settings.FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
-    first, again = page(), page()
+    djangos, first, again = with_each_renderer(librarian, F1, settings)
 
     assert 'id="book-empty"' in djangos  # the empty row inlines.js copies
     assert first == again == djangos
