@@ -2,7 +2,7 @@
 
 A change page with inlines renders blank widgets on every request: the extra rows and the
 empty row that `inlines.js` copies for "Add another" hold the same inputs, selects and date
-pickers whichever item the page shows, and their templates are a fifth of the page's time.
+pickers whichever item the page shows, and rendering them took an eighth of the page's time.
 This renderer renders such a widget once per distinct context (its name, attributes,
 choices, labels and the language) and keeps the HTML in a small store per process. A widget
 that shows a value, and every form, field, label and error template, renders each time as
