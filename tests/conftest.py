@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from moto import mock_aws
@@ -127,13 +128,21 @@ def tables_dynamodb_local() -> Iterator[str]:
 @pytest.fixture
 def bare_engine(request, engine) -> Iterator[str]:
     """An engine with no tables yet: every model points at a table prefix of the test's own."""
-    shared = None if engine == "moto" else configure_endpoint()
     endpoint = None if engine == "moto" else request.getfixturevalue("tables_dynamodb_local")
+    with tables_of_its_own(endpoint):
+        yield engine
+
+
+@contextmanager
+def tables_of_its_own(endpoint: str | None) -> Iterator[str]:
+    """Point every model at a fresh table prefix on `endpoint`; drop its tables after."""
+    shared = configure_endpoint()
     prefix = f"test-{uuid.uuid4().hex[:10]}-"
     configure(endpoint=endpoint, prefix=prefix, region="us-east-1")
     try:
-        yield engine
+        yield prefix
     finally:
+        configure(endpoint=endpoint, prefix=prefix, region="us-east-1")
         drop_tables_of(prefix)  # the next test's engine holds only its own tables
         configure(endpoint=shared, prefix=SHARED_PREFIX, region="us-east-1")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import re
-import uuid
 from collections.abc import Iterator
 from io import StringIO
 from urllib.parse import quote, urlsplit
@@ -31,7 +30,7 @@ from dynamo.models import configure
 from stats.boards import tiers
 from stats.boards.ranking import count_higher, rank_sorted
 from stats.models import METRICS, UserStats
-from tests.conftest import SHARED_PREFIX, configure_endpoint, drop_tables_of
+from tests.conftest import SHARED_PREFIX, configure_endpoint, tables_of_its_own
 from users.models import PROFICIENCIES, User
 
 CEILING_RCU = 50
@@ -70,19 +69,12 @@ def board(tables_dynamodb_local) -> Iterator[dict]:
     Seeding 2,000 learners takes a minute on DynamoDB Local, and emptying them item by item
     another: both tests read one board, on tables of this module's own that are dropped after.
     """
-    prefix = f"test-{uuid.uuid4().hex[:10]}-"
-    shared = configure_endpoint()
-    configure(endpoint=tables_dynamodb_local, prefix=prefix, region="us-east-1")
-    try:
+    with tables_of_its_own(tables_dynamodb_local) as prefix:
         for model in tables.all_models():
             tables.create_missing(model)
         call_command("seed", users=LEARNERS, random_seed=3, stdout=StringIO())
         call_command("rebuild_rank_tiers", stdout=StringIO())
         yield {"prefix": prefix, "real": real_parameters()}
-    finally:
-        configure(endpoint=tables_dynamodb_local, prefix=prefix, region="us-east-1")
-        drop_tables_of(prefix)
-        configure(endpoint=shared, prefix=SHARED_PREFIX, region="us-east-1")
 
 
 @pytest.fixture
