@@ -77,12 +77,14 @@ def get_together(
     *,
     consistent_read: bool = False,
     sleep: Callable[[float], None] | None = None,
+    load: Callable[[type, dict[str, Any]], Any] | None = None,
 ) -> list[DynamoModel | None]:
     """Return the items at these keys, of one table or several, in one BatchGetItem.
 
     None where no item is stored; keys that come back unprocessed are asked again with
     backoff, as write_requests resends writes. At most BATCH_GET_LIMIT keys; with
-    `consistent_read` every table is read strongly consistent (twice the capacity).
+    `consistent_read` every table is read strongly consistent (twice the capacity). `load`
+    makes an item of a model and a raw item (by default the model's from_raw_data).
     """
     if not 0 < len(wanted) <= BATCH_GET_LIMIT:
         raise ValueError(f"get_together takes 1 to {BATCH_GET_LIMIT} keys.")
@@ -104,7 +106,8 @@ def get_together(
             names = _key_names(models[table])
             for raw in items:
                 key = {name: raw[name] for name in names}
-                found[(table, repr(key))] = models[table].from_raw_data(raw)
+                model = models[table]
+                found[(table, repr(key))] = load(model, raw) if load else model.from_raw_data(raw)
         pending = data.get("UnprocessedKeys") or {}
         if pending and attempt >= MAX_ATTEMPTS:
             raise GetError(f"Keys of {', '.join(pending)} stayed unprocessed after {attempt} tries")

@@ -1,1 +1,21 @@
-"""Django's admin over DynamoDB tables mapped with PynamoDB."""
+"""Django's admin over DynamoDB tables mapped with PynamoDB.
+
+from dynamo_admin import ModelAdmin, StackedInline, TabularInline, register, site
+"""
+
+from typing import Any
+
+__all__ = ["ModelAdmin", "StackedInline", "TabularInline", "register", "site"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the admin's modules need Django's settings and app registry.
+    if name in ("ModelAdmin", "StackedInline", "TabularInline"):
+        from . import options
+
+        return getattr(options, {"ModelAdmin": "DynamoModelAdmin"}.get(name, name))
+    if name in ("register", "site"):
+        from django.contrib import admin
+
+        return getattr(admin, name)
+    raise AttributeError(f"module 'dynamo_admin' has no attribute {name!r}")

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy
 from dynamo.exceptions import StaleVersion
 
 from .keys import object_id
+from .meta import meta, version_of
 
 
 @action(permissions=["delete"], description=gettext_lazy("Delete selected %(verbose_name_plural)s"))
@@ -35,7 +36,8 @@ def delete_selected(model_admin, request, items):
         deleted, stale, refused = 0, [], []
         for item in items:
             shown = versions.get(object_id(item), "")
-            if not (shown.isascii() and shown.isdigit()) or int(shown) != item.version:
+            same = shown.isascii() and shown.isdigit() and int(shown) == version_of(item)
+            if meta(model).version_name is not None and not same:
                 stale.append(str(item))
                 continue
             try:
@@ -48,7 +50,8 @@ def delete_selected(model_admin, request, items):
                 continue
             deleted += 1
         if deleted:
-            plural = model.verbose_name if deleted == 1 else model.verbose_name_plural
+            opts = meta(model)
+            plural = opts.verbose_name if deleted == 1 else opts.verbose_name_plural
             message = _("Successfully deleted %(count)d %(items)s.")
             model_admin.message_user(
                 request, message % {"count": deleted, "items": plural}, messages.SUCCESS
@@ -64,12 +67,12 @@ def delete_selected(model_admin, request, items):
         "title": _("Are you sure?"),
         "subtitle": None,
         "opts": model_admin.opts,
-        "objects_name": model.verbose_name_plural,
+        "objects_name": meta(model).verbose_name_plural,
         "deleted_objects": deleted_objects,
         "model_count": dict(model_count).items(),
         "perms_lacking": sorted(perms_needed),
         "protected": protected,
-        "selected": [{"object_id": object_id(item), "version": item.version} for item in items],
+        "selected": [{"object_id": object_id(item), "version": version_of(item)} for item in items],
         "action_name": "delete_selected",
     }
     request.current_app = model_admin.admin_site.name

@@ -15,8 +15,11 @@ from typing import Any
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
+from pynamodb.models import Model
 
 from dynamo.models import DynamoModel
+
+from .meta import meta, pk_of
 
 # Django's AutocompleteJsonView pages by 20; a key lookup has no further pages to offer.
 RESULTS_PER_PAGE = 20
@@ -42,7 +45,7 @@ def autocomplete_view(admin_site, request):
     app_label, model_name = request.GET.get("app_label"), request.GET.get("model_name")
     source = dynamo_model_named(admin_site, app_label, model_name)
     field_name = request.GET.get("field_name", "")
-    target = source.references.get(field_name) if source is not None else None
+    target = meta(source).references.get(field_name) if source is not None else None
     if target is None or not admin_site.is_registered(target):
         raise PermissionDenied
     model_admin = admin_site.get_model_admin(target)
@@ -51,7 +54,7 @@ def autocomplete_view(admin_site, request):
     term = request.GET.get("term", "").strip()
     items = model_admin.get_autocomplete_results(request, term)[:RESULTS_PER_PAGE]
     results = [
-        {"id": str(item.pk[0]), "text": model_admin.autocomplete_label(item)} for item in items
+        {"id": str(pk_of(item)[0]), "text": model_admin.autocomplete_label(item)} for item in items
     ]
     return JsonResponse({"results": results, "pagination": {"more": False}})
 
@@ -61,9 +64,9 @@ def dynamo_model_named(admin_site, app_label: Any, model_name: Any) -> type[Dyna
     for model in admin_site._registry:
         if (
             isinstance(model, type)
-            and issubclass(model, DynamoModel)
-            and model.app_label == app_label
-            and model.model_name == model_name
+            and issubclass(model, Model)
+            and meta(model).app_label == app_label
+            and meta(model).model_name == model_name
         ):
             return model
     return None

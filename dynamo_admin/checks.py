@@ -8,7 +8,8 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
 
 from .filters import ListFilter, filter_class_for
-from .keys import indexes_of
+from .keys import indexes_of, range_key_names, stored_key_names
+from .meta import meta
 from .sources import word_index_of
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def check_list_filter(model_admin) -> list[checks.CheckMessage]:
 
 def check_search_fields(model_admin) -> list[checks.CheckMessage]:
     errors = []
-    keys = model_admin.model.key_attribute_names()
+    keys = stored_key_names(model_admin.model)
     words = getattr(model_admin.model, "word_index", None)
     worded = set(words.fields) if words is not None else set()
     for entry in model_admin.search_fields:
@@ -112,7 +113,7 @@ def check_date_hierarchy(model_admin) -> list[checks.CheckMessage]:
     if not name:
         return []
     index = indexes_of(model_admin.model).get(name)
-    if index is None or not index.range_key_names():
+    if index is None or not range_key_names(index):
         return [
             _error(
                 model_admin,
@@ -127,9 +128,9 @@ def check_date_hierarchy(model_admin) -> list[checks.CheckMessage]:
 
 def sort_keys(model) -> set[str]:
     """Return the table's and the indexes' first sort keys."""
-    sortable = set(model.key_attribute_names()[1:])
+    sortable = set(stored_key_names(model)[1:])
     for index in indexes_of(model).values():
-        sortable.update(index.range_key_names()[:1])
+        sortable.update(range_key_names(index)[:1])
     return sortable
 
 
@@ -158,7 +159,7 @@ def served_orders(model_admin) -> set[str]:
         if filter_class is not None:
             served.update(filter_class.sort_keys(model))
     if model_admin.search_fields:
-        served.update(model.key_attribute_names()[1:])
+        served.update(stored_key_names(model)[1:])
         words = word_index_of(model)
         if words is not None and set(words.fields) & {
             f.lstrip("=^") for f in model_admin.search_fields
@@ -166,7 +167,7 @@ def served_orders(model_admin) -> set[str]:
             served.update(words.fields[:1])  # a word search lists by the matched word
     date_index = model_admin.get_date_hierarchy_index(None)
     if date_index is not None:
-        served.update(date_index.range_key_names()[:1])
+        served.update(range_key_names(date_index)[:1])
     return served
 
 
@@ -192,7 +193,7 @@ def check_ordering_is_served(model_admin) -> list[checks.CheckMessage]:
 
 def check_autocomplete_fields(admin) -> list[checks.CheckMessage]:
     """Refuse an autocomplete field that names no other table (the model's `references`)."""
-    references = admin.model.references
+    references = meta(admin.model).references
     return [
         _error(
             admin,
@@ -252,7 +253,7 @@ def check_fields(model_admin) -> list[checks.CheckMessage]:
 def check_inlines(model_admin) -> list[checks.CheckMessage]:
     errors = []
     for inline in model_admin.inlines:
-        keys = inline.model.key_attribute_names()
+        keys = stored_key_names(inline.model)
         if inline.fk_name != keys[0]:
             errors.append(
                 _error(

@@ -12,6 +12,7 @@ from dynamo.batch import Partition, batch_delete, batch_put
 from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
+from .meta import meta
 from .models import DELETION, AdminLog, object_key_for
 from .writes import CANCELLED_BY_CONDITION, MAX_TRANSACTION_ITEMS
 
@@ -58,7 +59,9 @@ def delete_with_related(
         with TransactWrite(connection=connection) as transaction:
             for child in together:
                 transaction.delete(child, add_version_condition=False)
-            transaction.delete(item)
+            unversioned = meta(type(item)).version_name is None
+            still_there = type(item)._hash_key_attribute().exists() if unversioned else None
+            transaction.delete(item, condition=still_there)
             for deleted in (*(logged if together else ()), item):
                 transaction.save(entry(deleted))
     except TransactWriteError as exc:
@@ -68,7 +71,8 @@ def delete_with_related(
                 "Someone else changed or deleted this %(name)s (%(item)s) since the page was "
                 "shown; nothing was deleted."
             )
-            raise StaleVersion(message % {"name": item.verbose_name, "item": item}) from exc
+            names = {"name": meta(type(item)).verbose_name, "item": item}
+            raise StaleVersion(message % names) from exc
         raise
     if not together:
         by_model: dict[type[DynamoModel], list[DynamoModel]] = {}

@@ -18,14 +18,14 @@ from pynamodb.expressions.condition import Condition
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
-from .keys import indexes_of, parse_key_value
+from .keys import hash_key_names, indexes_of, parse_key_value, range_key_names
 from .sources import IndexQuery, IndexScan, Source
 
 
 def index_partitioned_by(model: type[DynamoModel], attribute: str) -> GlobalIndex | None:
     """Return the GSI whose (single) partition key is this attribute, if one serves it."""
     for index in indexes_of(model).values():
-        if isinstance(index, GlobalIndex) and index.hash_key_names() == [attribute]:
+        if hash_key_names(index) == [attribute]:
             return index
     return None
 
@@ -92,7 +92,7 @@ class ListFilter:
     def sort_keys(cls, model: type[DynamoModel]) -> list[str]:
         """Return the attributes the filter's reads list by (its index's first sort key)."""
         index = indexes_of(model).get(cls.index_name)
-        return index.range_key_names()[:1] if index is not None else []
+        return range_key_names(index)[:1] if index is not None else []
 
     def source(self, value: str) -> Source:
         """Return the read that lists the items of the chosen value (Django's queryset())."""
@@ -103,7 +103,7 @@ class ListFilter:
         index = indexes_of(self.model).get(self.index_name)
         if index is None:
             return None
-        name = index.hash_key_names()[0]
+        name = hash_key_names(index)[0]
         attribute = self.model.get_attributes()[name]
         return name, getattr(self.model, name) == parse_key_value(attribute, value)
 
@@ -113,7 +113,7 @@ class IndexFilter(ListFilter):
 
     def source(self, value: str) -> Source:
         index = self.index()
-        attribute = self.model.get_attributes()[index.hash_key_names()[0]]
+        attribute = self.model.get_attributes()[hash_key_names(index)[0]]
         return IndexQuery(index, parse_key_value(attribute, value))
 
 
@@ -129,7 +129,7 @@ class SparseIndexFilter(ListFilter):
         return IndexScan(self.index())
 
     def condition(self, value: str) -> tuple[str, Condition] | None:
-        name = self.index().hash_key_names()[0]
+        name = hash_key_names(self.index())[0]
         return name, getattr(self.model, name).exists()
 
 

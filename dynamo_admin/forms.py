@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -19,16 +20,48 @@ from pynamodb.attributes import (
     MapAttribute,
     NumberAttribute,
     NumberSetAttribute,
+    UnicodeAttribute,
     UnicodeSetAttribute,
     UTCDateTimeAttribute,
 )
+from pynamodb.models import Model
 
 from dynamo import limits
 from dynamo.models import DynamoModel
 
 from .display import number_text, plain
+from .meta import meta, version_of
+from .stored import from_json, raw_of, to_json
 
 VERSION_FIELD = "_version"
+# The stored values the page showed, by attribute, as DynamoDB JSON: what a save compares with.
+SHOWN_FIELD = "_shown"
+# The attribute classes a form edits; any other (binary, a TTL, a custom serialisation) is
+# shown read-only and never rewritten.
+EDITABLE_ATTRIBUTES = (
+    UnicodeAttribute,
+    NumberAttribute,
+    BooleanAttribute,
+    UTCDateTimeAttribute,
+    UnicodeSetAttribute,
+    NumberSetAttribute,
+    ListAttribute,
+    MapAttribute,
+    JSONAttribute,
+)
+
+
+def is_editable(attribute: Attribute) -> bool:
+    """Return whether a form can edit the attribute and write back exactly what it stores.
+
+    Its class is one of EDITABLE_ATTRIBUTES, or a subclass keeping its serialisation (a typed
+    map); an attribute with a serialisation of its own (an Enum, a JSON-encoded number) is not.
+    """
+    for base in EDITABLE_ATTRIBUTES:
+        if isinstance(attribute, base):
+            kind = type(attribute)
+            return kind.serialize is base.serialize and kind.deserialize is base.deserialize
+    return False
 
 
 class NumberField(forms.CharField):
@@ -133,8 +166,11 @@ def formfield_for(
     With `choices` (the model's `field_choices`) it is a select, as Django's admin gives a
     field with choices.
     """
-    required = not attribute.null and not isinstance(
-        attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute
+    required = (
+        not attribute.null
+        and attribute.default is None
+        and attribute.default_for_new is None
+        and not isinstance(attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute)
     )
     common = {"required": required, "label": name.replace("_", " ").capitalize(), **kwargs}
     if choices:
@@ -142,6 +178,8 @@ def formfield_for(
     if isinstance(attribute, UTCDateTimeAttribute):
         return DateTimeField(**common)
     if isinstance(attribute, BooleanAttribute):
+        if attribute.null:  # unknown, yes or no: an absent value stays absent
+            return forms.NullBooleanField(**{**common, "required": False})
         return forms.BooleanField(**{**common, "required": False})
     if isinstance(attribute, NumberAttribute):
         return NumberField(**common)
@@ -156,6 +194,43 @@ def formfield_for(
     return forms.CharField(**{"strip": False, **common})
 
 
+def initial_for(item: Model, names: list[str]) -> dict[str, Any]:
+    """Return a form's initial data for a stored item: its values, version and shown values."""
+    attributes = item.get_attributes()
+    initial = {name: getattr(item, name, None) for name in names if name in attributes}
+    initial[VERSION_FIELD] = version_of(item)
+    raw = raw_of(item)
+    shown = {
+        name: to_json(raw.get(attributes[name].attr_name)) for name in names if name in attributes
+    }
+    initial[SHOWN_FIELD] = json.dumps(shown, sort_keys=True)
+    return initial
+
+
+def value_shown(attribute: Attribute, raw: Any) -> Any:
+    """Return the value a page showed for a stored raw value (None: absent, or its default)."""
+    if raw is not None and "NULL" not in raw:
+        try:
+            return attribute.deserialize(attribute.get_value(raw))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return None
+    default = attribute.default
+    return default() if callable(default) else default
+
+
+def unchanged(attribute: Attribute, before: Any, new: Any) -> bool:
+    """Return whether a posted value is the one shown: as its widget shows it, or both empty.
+
+    A date and time shows whole seconds; an unticked box is no change to an absent boolean.
+    """
+    if at_shown_precision(before) == new or plain(before) == plain(new):
+        return True
+    if isinstance(attribute, BooleanAttribute) and before is None and new is False:
+        return not attribute.null
+    empty = (None, "", [], {})
+    return plain(before) in empty and plain(new) in empty and not isinstance(before, bool)
+
+
 def at_shown_precision(value: Any) -> Any:
     """Return a value as its widget shows it: a date and time to the whole second."""
     if isinstance(value, datetime):
@@ -168,12 +243,23 @@ class ItemForm(forms.Form):
 
     model: type[DynamoModel]
 
-    def __init__(self, *args: Any, item: DynamoModel | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, item: Model | None = None, **kwargs: Any) -> None:
         self.item = item
+        self.shown: dict[str, Any] = {}
         if item is not None and "initial" not in kwargs:
-            kwargs["initial"] = {name: getattr(item, name, None) for name in self.base_fields}
-            kwargs["initial"][VERSION_FIELD] = item.version
+            kwargs["initial"] = initial_for(item, list(self.base_fields))
         super().__init__(*args, **kwargs)
+
+    def shown_values(self) -> dict[str, Any] | None:
+        """Return the stored values the page showed ({name: raw or None}); None if not posted."""
+        text = self.cleaned_data.get(SHOWN_FIELD) or ""
+        if not text:
+            return None
+        try:
+            shown = json.loads(text)
+        except ValueError:
+            return None
+        return {k: from_json(v) for k, v in shown.items()} if isinstance(shown, dict) else None
 
     def shown_version(self) -> int | None:
         """Return the version the page showed (the one a save must find stored)."""
@@ -183,8 +269,9 @@ class ItemForm(forms.Form):
     def apply_version(self, item: DynamoModel) -> None:
         """Make the item's save conditional on the version the page showed."""
         shown = self.shown_version()
-        if shown is not None or item.version is not None:
-            item.version = shown
+        name = meta(type(item)).version_name
+        if name and (shown is not None or getattr(item, name) is not None):
+            setattr(item, name, shown)
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -198,24 +285,41 @@ class ItemForm(forms.Form):
                     "Reload it and make the change again."
                 )
             )
+        # Without a version, the values shown are what a save checks are still stored.
+        unversioned = meta(self.model).version_name is None and self.initial.get(SHOWN_FIELD)
+        if unversioned and not cleaned.get(SHOWN_FIELD):
+            raise ValidationError(
+                _(
+                    "The page did not say which values it showed, so nothing was saved. "
+                    "Reload it and make the change again."
+                )
+            )
         return cleaned
 
-    def apply_to(self, item: DynamoModel) -> dict[str, list[Any]]:
-        """Set the cleaned values on an item; return {attribute: [old, new]} for each change."""
+    def apply_to(self, item: Model) -> dict[str, list[Any]]:
+        """Set the values the person changed on an item; return {attribute: [old, new]}.
+
+        A value is changed when it differs from what the page showed (else from the item as
+        stored now): an attribute nobody touched keeps its stored value, even if someone else
+        changed it since the page was shown.
+        """
         changes = {}
+        shown = self.shown_values()
+        attributes = item.get_attributes()
         for name in self.base_fields:
-            if name == VERSION_FIELD:
+            if name in (VERSION_FIELD, SHOWN_FIELD):
                 continue
             new = self.cleaned_data.get(name)
             if isinstance(self.fields[name], forms.CharField) and new == "":
                 new = None
             old = getattr(item, name, None)
-            if at_shown_precision(old) == new:
-                new = old  # the widget shows whole seconds: untouched, it keeps the stored digits
-            if plain(old) != plain(new):
-                changes[name] = [plain(old), plain(new)]
+            before = value_shown(attributes[name], shown.get(name)) if shown is not None else old
+            if unchanged(attributes[name], before, new):
+                continue
+            changes[name] = [plain(old), plain(new)]
             setattr(item, name, new)
         self.changes = changes  # what construct_change_message records by default
+        self.shown = shown or {}
         return changes
 
     def add_model_errors(self, error: ValidationError) -> None:
@@ -242,10 +346,11 @@ def item_form_class(
     names: list[str],
     formfield_callback: Callable[[str, Attribute], forms.Field] | None = None,
 ) -> type[ItemForm]:
-    """Return a form class editing these attributes of the model, with a hidden version."""
+    """Return a form class editing these attributes of the model, with the version it showed."""
     attributes = model.get_attributes()
     make = formfield_callback or formfield_for
     fields: dict[str, Any] = {name: make(name, attributes[name]) for name in names}
     fields[VERSION_FIELD] = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    fields[SHOWN_FIELD] = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
     fields["model"] = model
     return type(f"{model.__name__}Form", (ItemForm,), fields)

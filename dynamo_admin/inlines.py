@@ -10,8 +10,9 @@ from django.forms import formset_factory
 
 from dynamo.models import DynamoModel
 
-from .forms import VERSION_FIELD, ItemForm
+from .forms import SHOWN_FIELD, VERSION_FIELD, ItemForm, initial_for
 from .keys import key_values, object_id
+from .meta import meta
 from .models import ADDITION, CHANGE, DELETION
 from .writes import Write
 
@@ -36,7 +37,7 @@ class InlineItemForm(ItemForm):
             # A disabled field keeps its initial value whatever is posted.
             fixed = self.fields if not self.can_change_stored else self.key_names
             for name in fixed:
-                if name in self.fields and name not in (KEY_FIELD, VERSION_FIELD):
+                if name in self.fields and name not in (KEY_FIELD, VERSION_FIELD, SHOWN_FIELD):
                     self.fields[name].disabled = True
 
     @property
@@ -59,7 +60,7 @@ class InlineFormSet:
         self.can_change = inline.has_change_permission(request, parent)
         self.can_delete = inline.can_delete and inline.has_delete_permission(request, parent)
         data = data if self.can_add or self.can_change or self.can_delete else None
-        prefix = inline.model.model_name
+        prefix = meta(inline.model).model_name
         stored = {object_id(item): item for item in items}
         shown = list(stored) if data is None else self.posted_keys(data, prefix)
         # Rows pair with the stored items by the keys the page showed, never by position.
@@ -75,7 +76,7 @@ class InlineFormSet:
             f"{inline.model.__name__}InlineForm",
             (InlineItemForm, inline.form_class_for(request, self.editable)),
             {
-                "key_names": tuple(inline.model.key_attribute_names()),
+                "key_names": tuple(meta(inline.model).key_names),
                 "can_change_stored": self.can_change,
             },
         )
@@ -93,8 +94,7 @@ class InlineFormSet:
         initial = []
         for oid in shown:
             item = self.items.get(oid)
-            values = {name: getattr(item, name, None) for name in self.editable} if item else {}
-            initial.append({**values, "_version": item.version, KEY_FIELD: oid} if item else {})
+            initial.append({**initial_for(item, self.editable), KEY_FIELD: oid} if item else {})
         self.formset = factory(data=data, initial=initial, prefix=prefix)
 
     @staticmethod

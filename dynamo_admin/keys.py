@@ -11,37 +11,64 @@ from django.contrib.admin.utils import quote, unquote
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute, NumberAttribute, UTCDateTimeAttribute
+from pynamodb.models import Model
 
 from dynamo import limits
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
+from .meta import meta, pk_of
+
 # quote() escapes commas inside a value, so a bare comma can only be the separator.
 SEPARATOR = ","
 
 
-def object_id(item: DynamoModel) -> str:
-    """Return the URL segment naming an item: its key values, quoted and comma-joined."""
-    return SEPARATOR.join(quote(str(value)) for value in item.pk)
+def object_id(item: Model) -> str:
+    """Return the URL segment naming an item: its key values, quoted and comma-joined.
+
+    Each value is written as its attribute stores it, so a float or a date and time key
+    comes back from the URL exactly.
+    """
+    attributes = item.get_attributes()
+    return SEPARATOR.join(
+        quote(key_text(attributes[name], value))
+        for name, value in zip(meta(type(item)).key_names, pk_of(item), strict=True)
+    )
+
+
+def key_text(attribute: Attribute, value: Any) -> str:
+    """Return a key value as text: as the attribute stores it where that is text."""
+    if value is None:
+        return ""
+    stored = attribute.serialize(value)
+    return stored if isinstance(stored, str) else str(value)
 
 
 def key_values(model: type[DynamoModel], object_id: str) -> tuple[Any, ...] | None:
     """Return the key values an object id names, typed as the key attributes; None if malformed."""
     parts = object_id.split(SEPARATOR)
-    names = model.key_attribute_names()
+    names = meta(model).key_names
     if len(parts) != len(names):
         return None
     values = []
     for name, part in zip(names, parts, strict=True):
         value: Any = unquote(part)
-        if isinstance(model.get_attributes()[name], NumberAttribute):
+        if value == "":
+            return None
+        attribute = model.get_attributes()[name]
+        if isinstance(attribute, NumberAttribute):
             try:
                 number = Decimal(value)
             except InvalidOperation:
                 return None
+            if not number.is_finite():
+                return None
             value = int(number) if number == number.to_integral_value() else float(number)
-        if value == "":
-            return None
+        elif type(attribute).deserialize is not Attribute.deserialize:
+            try:  # a date and time, or a custom attribute's own text
+                value = attribute.deserialize(value)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                return None
         values.append(value)
     return tuple(values)
 
@@ -110,3 +137,31 @@ def parse_key_value(attribute: Attribute, text: str) -> Any:
     if problem:
         raise ValueError(problem)
     return text
+
+
+def hash_key_names(index: Any) -> list[str]:
+    """Return an index's partition key attribute names, for a GlobalIndex or PynamoDB's own."""
+    if isinstance(index, GlobalIndex):
+        return index.hash_key_names()
+    return [a.attr_name for a in index.Meta.attributes.values() if a.is_hash_key]
+
+
+def range_key_names(index: Any) -> list[str]:
+    """Return an index's sort key attribute names, for a GlobalIndex or PynamoDB's own."""
+    if isinstance(index, GlobalIndex):
+        return index.range_key_names()
+    return [a.attr_name for a in index.Meta.attributes.values() if a.is_range_key]
+
+
+def python_name(model: type[Model], stored_name: str) -> str:
+    """Return the Python name of the model's attribute stored under this name."""
+    for name, attribute in model.get_attributes().items():
+        if attribute.attr_name == stored_name:
+            return name
+    return stored_name
+
+
+def stored_key_names(model: type[Model]) -> list[str]:
+    """Return the stored names of the table's key attributes, hash key first."""
+    attributes = model.get_attributes()
+    return [attributes[name].attr_name for name in meta(model).key_names]

@@ -20,7 +20,8 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 from .display import logged_text
-from .permissions import perm_name
+from .meta import meta, pk_of
+from .permissions import perm_name, served_models
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
 # What the log writes instead of a secret's value (a password hash, a token).
@@ -66,12 +67,13 @@ def loggable_changes(item: DynamoModel, changes: dict[str, Any] | None) -> dict[
 
 def object_key_for(item: DynamoModel) -> str:
     """Return the log key of an item: `app.model:key[/range]`."""
-    return f"{item.app_label}.{item.model_name}:{'/'.join(str(v) for v in item.pk)}"
+    opts = meta(type(item))
+    return f"{opts.app_label}.{opts.model_name}:{'/'.join(str(v) for v in pk_of(item))}"
 
 
 def object_partition_for(item: DynamoModel) -> str:
     """Return the item's partition (hash key) value as the log keeps it, whatever its model."""
-    return str(item.pk[0])
+    return str(pk_of(item)[0])
 
 
 def object_partition_of(object_key: str) -> str:
@@ -82,14 +84,14 @@ def object_partition_of(object_key: str) -> str:
     """
     label, _, values = object_key.partition(":")
     model = model_labelled(label)
-    if model is not None and len(model.key_attribute_names()) == 1:
+    if model is not None and len(meta(model).key_names) == 1:
         return values
     return values.rsplit("/", 1)[0]
 
 
 def model_labelled(label: str) -> type[DynamoModel] | None:
     """Return the model of an `app.model` label, or None if no model has it."""
-    return next((m for m in DynamoModel.registry if f"{m.app_label}.{m.model_name}" == label), None)
+    return next((m for m in served_models() if str(meta(m)) == label), None)
 
 
 class ActorIndex(GlobalIndex):
@@ -316,7 +318,7 @@ class AdminLog(DynamoModel):
     @property
     def model_verbose_name(self) -> str:
         model = self.logged_model
-        return capfirst(model.verbose_name) if model else self.object_key.split(":", 1)[0]
+        return capfirst(meta(model).verbose_name) if model else self.object_key.split(":", 1)[0]
 
     def get_admin_url(self) -> str | None:
         """Return the change page of the logged object, as LogEntry.get_admin_url does."""
@@ -327,6 +329,7 @@ class AdminLog(DynamoModel):
         values = self.object_key.split(":", 1)[1].split("/")
         object_id = ",".join(quote(value) for value in values)
         try:
-            return reverse(f"admin:{model.app_label}_{model.model_name}_change", args=[object_id])
+            opts = meta(model)
+            return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[object_id])
         except NoReverseMatch:
             return None

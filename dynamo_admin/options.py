@@ -7,7 +7,6 @@ from functools import cached_property
 from typing import Any
 
 from django import forms
-from django.apps import apps
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
@@ -32,60 +31,42 @@ from .checks import DynamoModelAdminChecks
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for
-from .forms import ItemForm, formfield_for, item_form_class
+from .forms import ItemForm, formfield_for, is_editable, item_form_class
 from .inlines import InlineFormSet
-from .keys import indexes_of, key_values, object_id
+from .keys import hash_key_names, indexes_of, key_values, object_id
+from .meta import ModelOpts, attribute_name, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
+from .stored import get_item, misfit_text, misfits_of, tolerant
 from .views.change import ChangeFormViews
 from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
 
-# Attributes the model writes itself: shown, never edited.
+# Attributes a DynamoModel writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
 
 
-def attribute_name(model: type[DynamoModel], attribute: Attribute) -> str:
-    """Return the Python name of one of the model's attributes."""
-    return next(name for name, a in model.get_attributes().items() if a is attribute)
+def automatic_fields(model) -> list[str]:
+    """Return the attributes the model or PynamoDB writes: shown, never edited.
+
+    A DynamoModel's timestamps and version; any model's VersionAttribute and discriminator
+    (an attribute merely named `version` is the model's own data).
+    """
+    opts = meta(model)
+    names = list(AUTOMATIC_FIELDS) if issubclass(model, DynamoModel) else []
+    names += [n for n in (opts.version_name, opts.discriminator_name) if n and n not in names]
+    return names
+
+
+def not_editable(model) -> list[str]:
+    """Return the attributes no form edits safely: shown read-only, never rewritten."""
+    return [name for name, a in model.get_attributes().items() if not is_editable(a)]
 
 
 def deleted_label(item: DynamoModel) -> str:
     """Return how a delete confirmation names an item: `Verbose name: item`."""
-    return f"{capfirst(item.verbose_name)}: {item}"
-
-
-class ModelOpts:
-    """What Django's admin (its site, views and templates) reads from `_meta` or `opts`."""
-
-    # A DynamoDB model is never abstract, swapped or keyed by a composite Django pk.
-    abstract = False
-    swapped = None
-    is_composite_pk = False
-
-    def __init__(self, model: type[DynamoModel], admin_class: type | None = None) -> None:
-        self.model = model
-        self.app_label = model.app_label
-        self.model_name = model.model_name
-        self.object_name = model.__name__
-        # The admin may name the model its own way (learners beside Django's users); its app
-        # label and model name, hence its URLs and permissions, stay the model's.
-        self.verbose_name = getattr(admin_class, "verbose_name", None) or model.verbose_name
-        self.verbose_name_plural = (
-            getattr(admin_class, "verbose_name_plural", None)
-            or (
-                f"{admin_class.verbose_name}s" if getattr(admin_class, "verbose_name", None) else ""
-            )
-            or model.verbose_name_plural
-        )
-
-    @property
-    def app_config(self):
-        return apps.get_app_config(self.app_label)
-
-    def __str__(self) -> str:
-        return f"{self.app_label}.{self.model_name}"
+    return f"{capfirst(meta(type(item)).verbose_name)}: {item}"
 
 
 class BaseDynamoAdmin:
@@ -103,9 +84,10 @@ class BaseDynamoAdmin:
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
-        keys = self.model.key_attribute_names()
+        keys = meta(self.model).key_names
+        automatic = automatic_fields(self.model)
         rest = [name for name in self.model.get_attributes() if name not in keys]
-        ordered = sorted(rest, key=lambda name: name in AUTOMATIC_FIELDS)
+        ordered = sorted(rest, key=lambda name: name in automatic)
         return keys + ordered
 
     def get_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
@@ -122,9 +104,11 @@ class BaseDynamoAdmin:
 
     def get_readonly_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
         """Return read-only names: the option, the automatic ones and, once stored, the keys."""
-        names = list(self.readonly_fields) + [n for n in AUTOMATIC_FIELDS]
+        names = list(self.readonly_fields) + automatic_fields(self.model)
+        names += [n for n in not_editable(self.model) if n not in names]
         if obj is not None:
-            names += self.model.key_attribute_names()
+            names += meta(self.model).key_names
+            names += [n for n in misfits_of(obj) if n not in names]
         return names
 
     def formfield_for_dbfield(self, db_field: Attribute, request, **kwargs: Any) -> forms.Field:
@@ -134,7 +118,7 @@ class BaseDynamoAdmin:
         in `autocomplete_fields` Django's autocomplete select.
         """
         name = attribute_name(self.model, db_field)
-        if self.model.field_choices.get(name):
+        if meta(self.model).field_choices.get(name):
             return self.formfield_for_choice_field(db_field, request, **kwargs)
         if name in self.get_autocomplete_fields(request) and "widget" not in kwargs:
             kwargs["widget"] = DynamoAutocompleteSelect(self.model, name, self.admin_site)
@@ -147,7 +131,7 @@ class BaseDynamoAdmin:
     def formfield_for_choice_field(self, db_field: Attribute, request, **kwargs: Any):
         """Return the select of an attribute with choices, from the model's `field_choices`."""
         name = attribute_name(self.model, db_field)
-        return formfield_for(name, db_field, choices=self.model.field_choices[name], **kwargs)
+        return formfield_for(name, db_field, choices=meta(self.model).field_choices[name], **kwargs)
 
     def get_autocomplete_fields(self, request) -> Sequence[str]:
         return self.autocomplete_fields
@@ -189,6 +173,8 @@ class BaseDynamoAdmin:
             return name(item)
         if name == "__str__":
             return str(item)
+        if name in misfits_of(item):
+            return misfit_text(item.get_attributes()[name], misfits_of(item)[name])
         method = None if name in item.get_attributes() else getattr(self, name, None)
         if callable(method):
             return method(item)
@@ -301,8 +287,9 @@ class DynamoModelAdmin(
         A listing in the index's sort order reads each partition and merges them; by default
         the values are the model's `field_choices` for the index's partition key.
         """
-        hash_names = index.hash_key_names()
-        return self.model.field_choices.get(hash_names[0], ()) if len(hash_names) == 1 else ()
+        hash_names = hash_key_names(index)
+        choices = meta(self.model).field_choices
+        return choices.get(hash_names[0], ()) if len(hash_names) == 1 else ()
 
     def get_date_hierarchy_index(self, request) -> GlobalIndex | None:
         return indexes_of(self.model).get(self.date_hierarchy) if self.date_hierarchy else None
@@ -480,7 +467,7 @@ class DynamoModelAdmin(
         values = key_values(self.model, object_id)
         if values is None:
             message = _("No %(name)s has the key %(key)r.")
-            raise Http404(message % {"name": self.model.verbose_name, "key": object_id})
+            raise Http404(message % {"name": self.opts.verbose_name, "key": object_id})
         return values
 
     def get_autocomplete_results(self, request, term: str) -> list[DynamoModel]:
@@ -489,10 +476,10 @@ class DynamoModelAdmin(
         A model with a better lookup (the catalog: names starting with the term) overrides
         it; a Scan never answers a keystroke.
         """
-        if not term or len(self.model.key_attribute_names()) != 1:
+        if not term or len(meta(self.model).key_names) != 1:
             return []
         values = key_values(self.model, term)
-        item = self.model.get_or_none(*values) if values is not None else None
+        item = get_item(self.model, values) if values is not None else None
         return [item] if item is not None else []
 
     def autocomplete_label(self, item: DynamoModel) -> str:
@@ -503,7 +490,7 @@ class DynamoModelAdmin(
         """Return the items deleted together with obj: its inlines' items, seen or not."""
         # Kept on the request: the confirmation and the delete both need them, read once.
         memo = request.__dict__.setdefault("_dynamo_admin_related", {})
-        key = (obj.Meta.table_name, obj.pk)
+        key = (obj.Meta.table_name, pk_of(obj))
         if key not in memo:
             memo[key] = [
                 item
@@ -514,7 +501,7 @@ class DynamoModelAdmin(
 
     def get_owned_partitions(self, request, obj: DynamoModel) -> list[Partition]:
         """Return the partitions a hard delete of obj empties (its `owned_partitions()`)."""
-        return obj.owned_partitions()
+        return obj.owned_partitions() if isinstance(obj, DynamoModel) else []
 
     def get_deleted_objects(self, objs, request):
         """Return (to_delete, model_count, perms_needed, protected) as Django's admin does.
@@ -537,12 +524,12 @@ class DynamoModelAdmin(
             ]
             for item in (obj, *related):
                 model = type(item)
-                plural = str(model.verbose_name_plural)
+                plural = str(meta(model).verbose_name_plural)
                 model_count[plural] = model_count.get(plural, 0) + 1
                 if not self.admin_site.is_registered(model):
                     continue
                 if not self.admin_site.get_model_admin(model).has_delete_permission(request, item):
-                    perms_needed.add(str(model.verbose_name))
+                    perms_needed.add(str(meta(model).verbose_name))
             labels = [deleted_label(item) for item in related]
             for partition in self.get_owned_partitions(request, obj):
                 shown = partition.first(self.deleted_objects_shown + 1)
@@ -551,7 +538,7 @@ class DynamoModelAdmin(
                 # One Query tells a short history's count; only a long one is counted apart.
                 count = partition.count() if len(shown) > self.deleted_objects_shown else len(shown)
                 shown = shown[: self.deleted_objects_shown]
-                plural = str(partition.model.verbose_name_plural)
+                plural = str(meta(partition.model).verbose_name_plural)
                 model_count[plural] = model_count.get(plural, 0) + count
                 labels += [deleted_label(item) for item in shown]
                 if count > len(shown):
@@ -566,7 +553,7 @@ class DynamoModelAdmin(
         return to_delete, model_count, perms_needed, []
 
     def url_for(self, view: str, *args: Any) -> str:
-        return reverse(f"admin:{self.model.app_label}_{self.model.model_name}_{view}", args=args)
+        return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_{view}", args=args)
 
     # --- views, with Django's names and signatures ---------------------------------------
     def add_view(self, request, form_url="", extra_context=None):
@@ -576,7 +563,7 @@ class DynamoModelAdmin(
         return self.changeform_view(request, object_id, form_url, extra_context)
 
     def get_urls(self):
-        prefix = f"{self.model.app_label}_{self.model.model_name}"
+        prefix = f"{self.opts.app_label}_{self.opts.model_name}"
         wrap = self.admin_site.admin_view
         return [
             path("", wrap(self.changelist_view), name=f"{prefix}_changelist"),
@@ -595,7 +582,7 @@ class DynamoModelAdmin(
         """Return the template chain: the model's, the app's, then the default one."""
         if override:
             return [override]
-        app, model = self.model.app_label, self.model.model_name
+        app, model = self.opts.app_label, self.opts.model_name
         return [f"admin/{app}/{model}/{name}", f"admin/{app}/{name}", f"dynamo_admin/{name}"]
 
     # The class whose check(admin) runs this registration's system checks, as in Django.
@@ -634,10 +621,11 @@ class DynamoInline(BaseDynamoAdmin):
 
     def get_readonly_fields(self, request, obj: DynamoModel | None = None) -> list[str]:
         """Return read-only names; a stored row's key is fixed by its form, not listed here."""
-        return [*self.readonly_fields, *AUTOMATIC_FIELDS]
+        fixed = [*automatic_fields(self.model), *not_editable(self.model)]
+        return [*self.readonly_fields, *dict.fromkeys(fixed)]
 
     def title(self) -> str:
-        return capfirst(self.verbose_name_plural or self.model.verbose_name_plural)
+        return capfirst(self.verbose_name_plural or self.opts.verbose_name_plural)
 
     def get_formset(self, request, obj: DynamoModel | None = None, **kwargs: Any):
         """Return the formset class of this inline's rows on obj's page, as Django's hook."""
@@ -661,7 +649,7 @@ class DynamoInline(BaseDynamoAdmin):
         return forms.Media(js=[f"admin/js/{name}" for name in js])
 
     def parent_key(self, parent: DynamoModel) -> Any:
-        return parent.pk[0]
+        return pk_of(parent)[0]
 
     def item_keys(self, request, parent: DynamoModel) -> list[tuple[Any, ...]] | None:
         """Return the keys of the rows the page needs when no Query must find them, else None.
@@ -672,11 +660,11 @@ class DynamoInline(BaseDynamoAdmin):
         leaves the rows to get_items (override both to read rows another way).
         """
         if request.method == "POST" and self.has_editable_rows(request, parent):
-            shown = InlineFormSet.posted_keys(request.POST, self.model.model_name)
+            shown = InlineFormSet.posted_keys(request.POST, meta(self.model).model_name)
             keys = [key_values(self.model, oid) if oid else None for oid in shown]
             parent_key = self.parent_key(parent)
             return [k for k in keys if k is not None and k[0] == parent_key and keys_fit(k)]
-        if self.model.key_attribute_names() == [self.fk_name]:
+        if meta(self.model).key_names == [self.fk_name]:
             return [(self.parent_key(parent),)]
         return None
 
@@ -690,12 +678,12 @@ class DynamoInline(BaseDynamoAdmin):
 
     def get_items(self, parent: DynamoModel) -> list[DynamoModel]:
         """Return the parent's items of this inline: one Query, or one GetItem."""
-        keys = self.model.key_attribute_names()
-        if keys == [self.fk_name]:
-            item = self.model.get_or_none(self.parent_key(parent), consistent_read=True)
+        if meta(self.model).key_names == [self.fk_name]:
+            item = get_item(self.model, (self.parent_key(parent),), consistent_read=True)
             return [item] if item is not None else []
         limit = self.max_num or None
-        return list(self.model.query(self.parent_key(parent), limit=limit, consistent_read=True))
+        rows = self.model.query(self.parent_key(parent), limit=limit, consistent_read=True)
+        return [row for row in tolerant(rows, self.model) if row is not None]
 
     def new_item(self, parent: DynamoModel) -> DynamoModel:
         item = self.model()

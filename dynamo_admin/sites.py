@@ -8,14 +8,16 @@ from django.contrib.admin import AdminSite
 from django.contrib.admin.models import LogEntry
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from pynamodb.models import Model
 
 from dynamo.conf import dynamo_settings
-from dynamo.models import DynamoModel
 
 from .autocomplete import autocomplete_view as dynamo_autocomplete_view
 from .autocomplete import dynamo_model_named
+from .meta import ModelOpts
 from .models import AdminLog
-from .options import DynamoModelAdmin, ModelOpts
+from .options import DynamoModelAdmin
+from .permissions import registered_models
 
 
 class DynamoAdminSite(AdminSite):
@@ -35,14 +37,20 @@ class DynamoAdminSite(AdminSite):
             self.site_title = format_lazy(_("{name} site admin"), name=site_name)
 
     def register(self, model_or_iterable, admin_class=None, **options: Any) -> None:
-        """Register models as Django does; a DynamoDB model's default admin is DynamoModelAdmin."""
+        """Register models as Django does; a PynamoDB model's default admin is DynamoModelAdmin.
+
+        Any `pynamodb.models.Model` subclass is served, a DynamoModel or a plain one.
+        """
         models = [model_or_iterable] if isinstance(model_or_iterable, type) else model_or_iterable
-        django_models = [m for m in models if not issubclass(m, DynamoModel)]
+        django_models = [m for m in models if not issubclass(m, Model)]
         if django_models:
             super().register(django_models, admin_class, **options)
-        dynamo_models = [m for m in models if issubclass(m, DynamoModel)]
+        dynamo_models = [m for m in models if issubclass(m, Model)]
         for model in dynamo_models:
+            # Django's site reads `_meta`; the model's own class is otherwise left as written.
             model._meta = ModelOpts(model, admin_class)
+            if model not in registered_models:
+                registered_models.append(model)
         if dynamo_models:
             super().register(dynamo_models, admin_class or DynamoModelAdmin, **options)
 

@@ -16,11 +16,21 @@ from typing import Any
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 from pynamodb.expressions.condition import Condition
+from pynamodb.models import Model
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
-from .keys import indexes_of, parse_key_value
+from .keys import (
+    hash_key_names,
+    indexes_of,
+    parse_key_value,
+    python_name,
+    range_key_names,
+    stored_key_names,
+)
+from .meta import meta, pk_of
+from .stored import get_item, tolerant
 
 Key = dict[str, Any]
 
@@ -39,7 +49,7 @@ def take_page(results: Any, per_page: int) -> Page:
     With an item left over, the iterator's last_evaluated_key is the last item taken; with
     none, it is DynamoDB's own (None at the end of the data): either way the next page's start.
     """
-    items = list(islice(results, per_page))
+    items = list(islice((item for item in results if item is not None), per_page))
     return Page(items, results.last_evaluated_key)
 
 
@@ -67,7 +77,7 @@ class TableScan(Source):
     """The plain listing: a Scan with a limit, never the whole table."""
 
     def read(self, model, per_page, start, forward):
-        return model.scan(limit=per_page + 1, last_evaluated_key=start)
+        return tolerant(model.scan(limit=per_page + 1, last_evaluated_key=start), model)
 
     def scope(self, forward: bool) -> str:
         return "scan"
@@ -80,7 +90,7 @@ class IndexScan(Source):
     index: GlobalIndex
 
     def read(self, model, per_page, start, forward):
-        return self.index.scan(limit=per_page + 1, last_evaluated_key=start)
+        return tolerant(self.index.scan(limit=per_page + 1, last_evaluated_key=start), model)
 
     def scope(self, forward: bool) -> str:
         return f"scan:{self.index.Meta.index_name}"
@@ -102,7 +112,7 @@ class PartitionQuery(Source):
         raise NotImplementedError
 
     def read(self, model, per_page, start, forward):
-        return self.queried(model).query(
+        results = self.queried(model).query(
             self.hash_key,
             range_key_condition=self.range_key_condition,
             filter_condition=self.filter_condition,
@@ -110,6 +120,7 @@ class PartitionQuery(Source):
             limit=per_page + 1,
             last_evaluated_key=start,
         )
+        return tolerant(results, model)
 
     def scope(self, forward: bool) -> str:
         condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
@@ -127,7 +138,7 @@ class IndexQuery(PartitionQuery):
     range_key_condition: Condition | None = None
 
     def __post_init__(self) -> None:
-        self.sort_keys = tuple(self.index.range_key_names())
+        self.sort_keys = tuple(range_key_names(self.index))
         self.ordered = bool(self.sort_keys)
 
     def queried(self, model):
@@ -163,7 +174,7 @@ class GetItem(Source):
     key: tuple[Any, ...]
 
     def page(self, model, per_page, start, forward=True) -> Page:
-        item = model.get_or_none(*self.key)
+        item = get_item(model, self.key)
         return Page([item] if item is not None else [], None)
 
     def scope(self, forward: bool) -> str:
@@ -172,9 +183,11 @@ class GetItem(Source):
 
 def index_key(index: GlobalIndex, item: DynamoModel) -> Key:
     """Return the item's key in an index (the table's keys and the index's), as DynamoDB's."""
-    attributes = type(item).get_attributes()
-    names = [*type(item).key_attribute_names()]
-    names += [n for n in index.hash_key_names() + index.range_key_names() if n not in names]
+    model = type(item)
+    attributes = model.get_attributes()
+    names = list(meta(model).key_names)
+    index_names = [python_name(model, n) for n in hash_key_names(index) + range_key_names(index)]
+    names += [n for n in index_names if n not in names]
     key = {}
     for name in names:
         attribute = attributes[name]
@@ -184,7 +197,7 @@ def index_key(index: GlobalIndex, item: DynamoModel) -> Key:
 
 def key_value(model: type[DynamoModel], key: Key, name: str) -> Any:
     """Return one attribute's value from a DynamoDB key (a cursor's start)."""
-    attribute = model.get_attributes()[name]
+    attribute = model.get_attributes()[python_name(model, name)]
     return attribute.deserialize(attribute.get_value(key[attribute.attr_name]))
 
 
@@ -200,7 +213,7 @@ class PartitionMerge(Source):
     partitions: tuple[Any, ...]
 
     def __post_init__(self) -> None:
-        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.sort_keys = tuple(range_key_names(self.index)[:1])
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
@@ -208,7 +221,7 @@ class PartitionMerge(Source):
 
         sort_key = self.sort_keys[0]
         attribute = getattr(model, sort_key)
-        hash_name = model.key_attribute_names()[0]
+        hash_name = meta(model).key_names[0]
         after = None
         condition = None
         if start:
@@ -220,7 +233,7 @@ class PartitionMerge(Source):
             query = self.index.query(
                 partition, condition, scan_index_forward=forward, limit=per_page + 2
             )
-            return list(query)
+            return [item for item in tolerant(query, model) if item is not None]
 
         def order(item: DynamoModel) -> tuple[Any, Any]:
             return (getattr(item, sort_key), getattr(item, hash_name))
@@ -253,14 +266,14 @@ class IndexMerge(Source):
     partitions: tuple[Any, ...]
 
     def __post_init__(self) -> None:
-        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.sort_keys = tuple(range_key_names(self.index)[:1])
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
         from dynamo.parallel import read_together
 
-        hash_attribute = model.get_attributes()[self.index.hash_key_names()[0]]
-        range_names = self.index.range_key_names()
+        hash_attribute = model.get_attributes()[hash_key_names(self.index)[0]]
+        range_names = range_key_names(self.index)
 
         def read(partition: Any) -> list[DynamoModel]:
             resume = None
@@ -269,7 +282,8 @@ class IndexMerge(Source):
             query = self.index.query(
                 partition, scan_index_forward=forward, limit=per_page + 1, last_evaluated_key=resume
             )
-            return list(islice(query, per_page + 1))
+            found = (item for item in tolerant(query, model) if item is not None)
+            return list(islice(found, per_page + 1))
 
         found = [
             i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
@@ -300,7 +314,7 @@ class MonthWalk(Source):
     index: GlobalIndex
 
     def __post_init__(self) -> None:
-        self.sort_keys = tuple(self.index.range_key_names()[:1])
+        self.sort_keys = tuple(range_key_names(self.index)[:1])
         self.ordered = True
 
     def page(self, model, per_page, start, forward=False) -> Page:
@@ -308,7 +322,7 @@ class MonthWalk(Source):
 
         from dynamo.parallel import read_together
 
-        month_name = self.index.hash_key_names()[0]
+        month_name = hash_key_names(self.index)[0]
         if start:
             month = key_value(model, start, month_name)
         else:
@@ -318,7 +332,8 @@ class MonthWalk(Source):
             query = self.index.query(
                 month, scan_index_forward=False, limit=limit, last_evaluated_key=start
             )
-            return list(query), query.last_evaluated_key
+            found = [item for item in tolerant(query, model) if item is not None]
+            return found, query.last_evaluated_key
 
         items: list[DynamoModel] = []
         empty, batch = 0, 1
@@ -398,12 +413,12 @@ class WordSearch(Source):
         else:
             reads: list = [lambda: self.words.driving_query(self.queried, read)[1]]
             if self.exact is not None:
-                reads.insert(0, lambda: model.get_or_none(*self.exact))
+                reads.insert(0, lambda: get_item(model, self.exact))
             *first, (entries, more) = read_together(reads)
             lead = first[0] if first else None
         items = self.words.owners_matching(entries, self.terms)
         if lead is not None:
-            items = [lead, *(i for i in items if i.pk != lead.pk)]
+            items = [lead, *(i for i in items if pk_of(i) != pk_of(lead))]
         return Page(items, more)
 
     def scope(self, forward: bool) -> str:
@@ -433,10 +448,10 @@ def ordered_reads(
     month index is walked newest first. Any other order would take a Scan of everything: the
     listing is then in Scan order.
     """
-    table_keys = model.key_attribute_names()
+    table_keys = stored_key_names(model)
     reads: OrderedReads = {}
     for index in indexes_of(model).values():
-        range_names = index.range_key_names()
+        range_names = range_key_names(index)
         partitions = index_partitions(index)
         if not partitions or not range_names:
             continue
@@ -447,8 +462,8 @@ def ordered_reads(
         else:
             read = PartitionMerge(index, tuple(partitions))
         reads.setdefault(range_names[0], (read, (True, False)))
-    if date_index is not None and date_index.range_key_names():
-        reads[date_index.range_key_names()[0]] = (MonthWalk(date_index), (False,))
+    if date_index is not None and range_key_names(date_index):
+        reads[range_key_names(date_index)[0]] = (MonthWalk(date_index), (False,))
     return reads
 
 
@@ -472,7 +487,7 @@ def word_search(
     model: type[DynamoModel], words: Any, search_fields: Sequence[str], text: str
 ) -> WordSearch:
     """Return the word search, led by the exact key when `=<hash key>` is searched too."""
-    hash_name = model.key_attribute_names()[0]
+    hash_name = meta(model).key_names[0]
     exact = None
     if f"={hash_name}" in search_fields and len(key_terms(text)) == 1:
         try:
@@ -482,14 +497,36 @@ def word_search(
     return WordSearch(words, text, exact)
 
 
+def whole_key(model: type[Model], text: str) -> Source | None:
+    """Return the read of the search taken whole as the hash key, if an item has that key.
+
+    "Amazon DynamoDB" or "a/b#c" is first tried as one key value (one GetItem, or a Query
+    of one item), before its words are taken as the hash and range key.
+    """
+    if len(key_terms(text)) < 2:
+        return None  # one term: the key search below reads it whole already
+    hash_attribute = model.get_attributes()[meta(model).key_names[0]]
+    try:
+        value = parse_key_value(hash_attribute, text)
+    except ValueError:
+        return None
+    if len(meta(model).key_names) == 1:
+        return GetItem((value,)) if get_item(model, (value,)) is not None else None
+    read = TableQuery(value, range_key=meta(model).key_names[1])
+    return read if read.page(model, 1, None).items else None
+
+
 def key_search(model: type[DynamoModel], search_fields: Sequence[str], text: str) -> Source:
     """Return the key lookup a search asks for: a GetItem or a Query on the table."""
     attributes = model.get_attributes()
-    hash_name, *range_names = model.key_attribute_names()
+    hash_name, *range_names = meta(model).key_names
     prefix = bool(range_names) and f"^{range_names[0]}" in search_fields
     terms = key_terms(text)
     if not terms:
         raise ValueError(_("Search by key: type a key value, not only separators."))
+    whole = whole_key(model, text.strip())
+    if whole is not None:
+        return whole
     try:
         hash_value = parse_key_value(attributes[hash_name], terms[0])
         if not range_names:

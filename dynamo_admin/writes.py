@@ -15,7 +15,9 @@ from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
 
-from .models import ADDITION, DELETION, AdminLog, object_key_for
+from .meta import meta, pk_of
+from .models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for
+from .stored import changed_names, shown_condition, update_actions
 
 if TYPE_CHECKING:
     from .forms import ItemForm
@@ -42,7 +44,7 @@ class Write:
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
-        return (self.item.Meta.table_name, self.item.pk)
+        return (self.item.Meta.table_name, pk_of(self.item))
 
 
 @dataclass
@@ -114,18 +116,31 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
             if len(puts) + len(deletes) <= room:
                 rows[id(write)] = (puts, deletes)
                 room -= len(puts) + len(deletes)
-    stamps = {id(w): (w.item.created_at, w.item.updated_at) for w in ordered}
+    stamped = [w.item for w in ordered if isinstance(w.item, DynamoModel)]
+    stamps = {id(item): (item.created_at, item.updated_at) for item in stamped}
     connection = type(ordered[0].item)._get_connection().connection  # metered like every call
     try:
         with PageTransaction(connection=connection) as transaction:
             for write in ordered:
-                item = write.item
+                item, model = write.item, type(write.item)
+                unversioned = meta(model).version_name is None
+                still_there = model._hash_key_attribute().exists()
                 if write.action == DELETION:
-                    transaction.delete(item)
+                    transaction.delete(item, condition=still_there if unversioned else None)
                     continue
-                item.stamp()
-                free_key = type(item)._hash_key_attribute().does_not_exist()
-                transaction.save(item, condition=free_key if write.action == ADDITION else None)
+                if isinstance(item, DynamoModel):
+                    item.stamp()
+                if write.action == ADDITION:
+                    transaction.save(item, condition=model._hash_key_attribute().does_not_exist())
+                    continue
+                # A change writes only the attributes whose values changed: every other one,
+                # declared or not, stays as stored. Without a version, the ones the person
+                # changed must still hold what the page showed.
+                condition = still_there
+                if unversioned and write.form is not None and write.form.shown:
+                    condition = shown_condition(model, write.form.shown, list(write.changes))
+                actions = update_actions(item, changed_names(item))
+                transaction.update(item, actions, condition=condition)
             # Entries go last, so the cancellation reasons of the items keep the order above.
             for write in ordered:
                 transaction.save(
@@ -140,15 +155,24 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
             for update in updates:  # PynamoDB sends updates after every put
                 transaction.update_keeping_version(update)
     except TransactWriteError as exc:
-        for write in ordered:
-            write.item.created_at, write.item.updated_at = stamps[id(write)]
-        # The rows' deletes went first: the items' reasons follow theirs.
+        for item in stamped:
+            item.created_at, item.updated_at = stamps[id(item)]
+        # PynamoDB sends deletes (the rows' first), then puts (additions, the history entries,
+        # the rows), then updates (changes, then the copies): the reasons follow that order.
         deleted_rows = sum(len(deletes) for _, deletes in rows.values())
-        reasons = list(exc.cancellation_reasons or [])[deleted_rows:]
+        put_rows = sum(len(puts) for puts, _ in rows.values())
+        sent: list[Write | None] = [
+            *([None] * deleted_rows),
+            *(w for w in ordered if w.action == DELETION),
+            *(w for w in ordered if w.action == ADDITION),
+            *([None] * (len(ordered) + put_rows)),
+            *(w for w in ordered if w.action == CHANGE),
+        ]
+        reasons = list(exc.cancellation_reasons or [])
         failures = [
             (write, reason.code)
-            for write, reason in zip(ordered, reasons, strict=False)
-            if reason is not None
+            for write, reason in zip(sent, reasons, strict=False)
+            if write is not None and reason is not None
         ]
         if not failures or any(
             code not in (CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT) for _, code in failures

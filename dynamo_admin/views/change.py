@@ -23,7 +23,9 @@ from .. import helpers
 from ..display import display, masked
 from ..forms import ItemForm
 from ..keys import Original, key_item
+from ..meta import meta, pk_of
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
+from ..stored import full_clean, get_item, load, raw_of, remember_written, to_json
 from ..writes import (
     CANCELLED_BY_CONDITION,
     MAX_TRANSACTION_ITEMS,
@@ -93,7 +95,7 @@ class ChangeFormViews:
 
     def get_object(self, request, object_id: str) -> DynamoModel | None:
         """Return the stored item an object id names (one GetItem), or None."""
-        return self.model.get_or_none(*self.key_or_404(object_id), consistent_read=True)
+        return get_item(self.model, self.key_or_404(object_id), consistent_read=True)
 
     def read_item_and_rows(self, request, object_id: str) -> tuple[DynamoModel | None, dict]:
         """Return the stored item and, read at the same time, its inlines' rows by inline class.
@@ -120,7 +122,7 @@ class ChangeFormViews:
             wanted += [(inline.model, k) for k in keys]
         reads = [partial(inline.get_items, named) for inline in queried]
         if wanted:
-            reads.append(partial(get_together, wanted, consistent_read=True))
+            reads.append(partial(get_together, wanted, consistent_read=True, load=load))
         if not batched:
             reads.append(partial(self.get_object, request, object_id))
         found = read_together(reads)
@@ -194,10 +196,12 @@ class ChangeFormViews:
         for write in writes:  # only once the transaction has committed
             if write.action == DELETION:
                 AdminLog.forget(object_key_for(write.item))
-            else:
+            elif isinstance(write.item, DynamoModel):
                 write.item.mark_written(
                     created=write.action == ADDITION, rows_written=write.rows_written
                 )
+            else:
+                remember_written(write.item)
         return item, None
 
     def transaction_updates(
@@ -231,7 +235,7 @@ class ChangeFormViews:
                     "The %(name)s %(item)s is on this page twice; save one of the two changes"
                     " first."
                 )
-                names = {"name": write.item.verbose_name, "item": write.item}
+                names = {"name": meta(type(write.item)).verbose_name, "item": write.item}
                 write.form.add_error(None, message % names)
             seen.add(write.key)
         for write in writes:
@@ -249,7 +253,7 @@ class ChangeFormViews:
             if write.action == DELETION:
                 continue
             try:
-                write.item.full_clean()
+                full_clean(write.item)
             except ValidationError as exc:
                 write.form.add_model_errors(exc)
                 valid = False
@@ -303,7 +307,7 @@ class ChangeFormViews:
         """Go back to the listing saying the item is gone, as Django's admin does."""
         # Django's own message, so its translations apply.
         message = _("%(name)s with ID “%(key)s” doesn’t exist. Perhaps it was deleted?") % {  # noqa: RUF001
-            "name": capfirst(self.model.verbose_name),
+            "name": capfirst(self.opts.verbose_name),
             "key": object_id,
         }
         self.message_user(request, message, messages.WARNING)
@@ -333,7 +337,7 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
     """Say on the page's form (and each row's) which writes lost; return their stored values."""
     stale = []
     for write, code in failures:
-        item, name = write.item, write.item.verbose_name
+        item, name = write.item, meta(type(write.item)).verbose_name
         if code == TRANSACTION_CONFLICT:
             message = _("Another save was writing the %(name)s “%(item)s” at the same moment.")
         elif write.action == ADDITION:
@@ -346,7 +350,7 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
         # Said once: on the row that lost, or above the page's own form.
         (write.form if write.form is not None else form).add_error(None, message)
         if code != TRANSACTION_CONFLICT:
-            current = type(item).get_or_none(*item.pk, consistent_read=True)
+            current = get_item(type(item), pk_of(item), consistent_read=True)
             values = current_values(write.admin, current)
             stale.append({"title": f"{capfirst(name)} {item}", "values": values})
     form.add_error(
@@ -360,7 +364,8 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
 
 def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
     if current is None:
-        return [("", _("The %(name)s has been deleted.") % {"name": admin.model.verbose_name})]
+        deleted = _("The %(name)s has been deleted.")
+        return [("", deleted % {"name": meta(admin.model).verbose_name})]
     empty = admin.get_empty_value_display()
     return [
         (admin.label_for(name), display(admin.value_for(current, name), empty))
@@ -369,8 +374,8 @@ def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
 
 
 def raw_masked(item: DynamoModel) -> dict[str, Any]:
-    """Return the item as DynamoDB JSON with each secret replaced by its masked summary."""
-    raw = item.serialize()
+    """Return the item as stored, in DynamoDB JSON, each secret replaced by a masked summary."""
+    raw = to_json(dict(raw_of(item)) or item.serialize())
     for name in secret_fields(item):
         attribute = item.get_attributes()[name]
         if attribute.attr_name in raw:

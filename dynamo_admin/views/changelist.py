@@ -24,13 +24,15 @@ from django.utils.http import urlencode
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
+from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.cursors import InvalidCursor
 from dynamo.models import DynamoModel
 from dynamo.words import BadSearch
 
 from .. import pagination
 from ..display import display
-from ..keys import key_values, object_id
+from ..keys import hash_key_names, key_values, object_id, range_key_names, stored_key_names
+from ..meta import meta, pk_of
 from ..sources import (
     IndexQuery,
     MonthWalk,
@@ -42,6 +44,7 @@ from ..sources import (
     ordered_reads,
     search_read,
 )
+from ..stored import load
 
 if TYPE_CHECKING:
     from ..options import DynamoModelAdmin
@@ -99,9 +102,8 @@ class ChangeList:
         self.may_have_duplicates = False
         self.source, self.active = self.get_source()
         self.forward = self.get_direction()
-        self.scope = (
-            f"{self.model.app_label}.{self.model.model_name}|{self.source.scope(self.forward)}"
-        )
+        opts = meta(self.model)
+        self.scope = f"{opts.app_label}.{opts.model_name}|{self.source.scope(self.forward)}"
         try:
             self.position = pagination.decode(self.params.get(CURSOR_VAR), self.scope)
         except InvalidCursor as exc:
@@ -116,7 +118,7 @@ class ChangeList:
             # As Django's distinct(): each item once, where it first comes.
             first = {}
             for item in self.page.items:
-                first.setdefault(item.pk, item)
+                first.setdefault(pk_of(item), item)
             self.page.items = list(first.values())
 
     # --- which read -----------------------------------------------------------------------
@@ -186,10 +188,10 @@ class ChangeList:
         if not isinstance(source, PartitionQuery):
             self.uncombined = [title for title, _ in self.chosen_narrowings()]
             return source
-        keys = set(self.model.key_attribute_names())
+        keys = set(stored_key_names(self.model))
         index = getattr(source, "index", None)
         if index is not None:
-            keys |= {*index.hash_key_names(), *index.range_key_names()}
+            keys |= {*hash_key_names(index), *range_key_names(index)}
         for title, narrowing in self.chosen_narrowings():
             name, condition = narrowing if narrowing is not None else ("", None)
             if condition is None:
@@ -237,7 +239,7 @@ class ChangeList:
 
     @property
     def date_parameter(self) -> str:
-        return self.date_index.hash_key_names()[0] if self.date_index is not None else ""
+        return hash_key_names(self.date_index)[0] if self.date_index is not None else ""
 
     # --- links ----------------------------------------------------------------------------
     def get_query_string(self, new: dict[str, Any] | None = None, remove=()) -> str:
@@ -313,7 +315,7 @@ class ChangeList:
     def rows(self) -> list[Row]:
         names = self.model_admin.get_list_display(self.request)
         empties = [self.model_admin.empty_value_for(name) for name in names]
-        info = (self.model.app_label, self.model.model_name)
+        info = (meta(self.model).app_label, meta(self.model).model_name)
         rows = []
         for item in self.page.items:
             oid = object_id(item)
@@ -515,7 +517,12 @@ class ChangeListViews:
         keys = [key for key in keys if key is not None]
         if not keys:
             return []
-        return list(self.model.batch_get(keys if len(keys[0]) > 1 else [k[0] for k in keys]))
+        unique = list(dict.fromkeys(keys))
+        found = []
+        for at in range(0, len(unique), BATCH_GET_LIMIT):
+            chunk = [(self.model, key) for key in unique[at : at + BATCH_GET_LIMIT]]
+            found += get_together(chunk, load=load)
+        return [item for item in found if item is not None]
 
     def response_action(self, request, queryset: list[DynamoModel]):
         """Run the chosen action on the selected items (`queryset`: a list, not a queryset)."""

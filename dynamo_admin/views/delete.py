@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from dynamo import limits
 from dynamo.exceptions import StaleVersion
 
+from ..meta import meta
 from ..models import AdminLog
 
 
@@ -36,11 +37,14 @@ class DeleteViews:
             self.require(not perms_needed and not protected)
             obj_display = str(item)
             shown = request.POST.get("version", "")
+            version_name = meta(self.model).version_name
             try:
                 # "²".isdigit(), but int() refuses it; 40 digits are a number DynamoDB refuses.
-                if not (shown.isascii() and shown.isdigit()) or limits.number_problem(shown):
+                bad = not (shown.isascii() and shown.isdigit()) or limits.number_problem(shown)
+                if version_name and bad:
                     raise ValidationError(_("The page did not say which version to delete."))
-                item.version = int(shown)
+                if version_name:
+                    setattr(item, version_name, int(shown))
                 self.delete_model(request, item)  # its entries come from log_deletions
             except (StaleVersion, ValidationError) as exc:
                 error = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)
@@ -54,7 +58,7 @@ class DeleteViews:
             "opts": self.opts,
             "object": item,
             "object_id": object_id,
-            "object_name": item.verbose_name,
+            "object_name": self.opts.verbose_name,
             "deleted_objects": deleted_objects,
             "model_count": dict(model_count).items(),
             "perms_lacking": sorted(perms_needed),
@@ -73,7 +77,7 @@ class DeleteViews:
     def response_delete(self, request, obj_display: str, obj_id: str):
         """Say the item was deleted and go back to the listing, as Django's admin does."""
         message = _("The %(name)s “%(obj)s” was deleted successfully.")
-        names = {"name": self.model.verbose_name, "obj": obj_display}
+        names = {"name": self.opts.verbose_name, "obj": obj_display}
         self.message_user(request, message % names, messages.SUCCESS)
         return HttpResponseRedirect(self.url_for("changelist"))
 

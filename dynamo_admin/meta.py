@@ -1,0 +1,113 @@
+"""A model's options as Django's admin reads them from `_meta`, for any PynamoDB model.
+
+A `DynamoModel` names its app, model and verbose names itself; a plain `pynamodb.models.Model`
+gets them as Django derives a model's: the app from the installed app whose module holds it,
+the names from the class (`InPublication` → "in publication"). Nothing is set on the model
+class but the `_meta` a registration gives it, as Django's own models carry one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.apps import apps
+from django.utils.text import camel_case_to_spaces
+from pynamodb.attributes import Attribute, VersionAttribute
+from pynamodb.models import Model
+
+from dynamo.models import DynamoModel
+
+
+class ModelOpts:
+    """What Django's admin (its site, views and templates) reads from `_meta` or `opts`."""
+
+    # A DynamoDB model is never abstract, swapped or keyed by a composite Django pk.
+    abstract = False
+    swapped = None
+    is_composite_pk = False
+
+    def __init__(self, model: type[Model], admin_class: type | None = None) -> None:
+        self.model = model
+        self.object_name = model.__name__
+        self.app_label = own(model, "app_label") or app_label_of(model)
+        self.model_name = own(model, "model_name") or model.__name__.lower()
+        words = camel_case_to_spaces(model.__name__)
+        model_verbose = own(model, "verbose_name") or words
+        model_plural = own(model, "verbose_name_plural") or f"{model_verbose}s"
+        # The admin may name the model its own way (learners beside Django's users); its app
+        # label and model name, hence its URLs and permissions, stay the model's.
+        admin_verbose = getattr(admin_class, "verbose_name", None)
+        self.verbose_name = admin_verbose or model_verbose
+        self.verbose_name_plural = (
+            getattr(admin_class, "verbose_name_plural", None)
+            or (f"{admin_verbose}s" if admin_verbose else "")
+            or model_plural
+        )
+        attributes = model.get_attributes()
+        # Python names, hash key first (a key's stored name may differ: its attr_name).
+        self.key_names = [name for name, a in attributes.items() if a.is_hash_key] + [
+            name for name, a in attributes.items() if a.is_range_key
+        ]
+        self.version_name = next(
+            (name for name, a in attributes.items() if isinstance(a, VersionAttribute)), None
+        )
+        self.field_choices: dict[str, tuple[str, ...]] = own(model, "field_choices") or {}
+        self.references: dict[str, type[Model]] = own(model, "references") or {}
+        discriminator = model._get_discriminator_attribute()
+        self.discriminator_name = (
+            next(name for name, a in attributes.items() if a is discriminator)
+            if discriminator is not None
+            else None
+        )
+
+    @property
+    def app_config(self):
+        return apps.get_app_config(self.app_label)
+
+    def __str__(self) -> str:
+        return f"{self.app_label}.{self.model_name}"
+
+
+def own(model: type[Model], name: str) -> Any:
+    """Return an option a DynamoModel declares (app_label, verbose_name...), else None."""
+    return getattr(model, name, None) if issubclass(model, DynamoModel) else None
+
+
+def app_label_of(model: type[Model]) -> str:
+    """Return the label of the installed app whose module holds the model, as Django finds it."""
+    config = apps.get_containing_app_config(model.__module__)
+    if config is None:
+        raise LookupError(
+            f"{model.__module__}.{model.__name__} is in no installed app: add its app to "
+            "INSTALLED_APPS."
+        )
+    return config.label
+
+
+_made: dict[type[Model], ModelOpts] = {}
+
+
+def meta(model: type[Model]) -> ModelOpts:
+    """Return the model's options: its registration's `_meta`, else ones derived once."""
+    registered = model.__dict__.get("_meta")
+    if isinstance(registered, ModelOpts):
+        return registered
+    if model not in _made:
+        _made[model] = ModelOpts(model)
+    return _made[model]
+
+
+def pk_of(item: Model) -> tuple[Any, ...]:
+    """Return the item's key values, hash key first."""
+    return tuple(getattr(item, name) for name in meta(type(item)).key_names)
+
+
+def version_of(item: Model) -> int | None:
+    """Return the item's VersionAttribute value (None where the model declares none)."""
+    name = meta(type(item)).version_name
+    return getattr(item, name) if name else None
+
+
+def attribute_name(model: type[Model], attribute: Attribute) -> str:
+    """Return the Python name of one of the model's attributes."""
+    return next(name for name, a in model.get_attributes().items() if a is attribute)

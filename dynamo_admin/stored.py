@@ -1,0 +1,222 @@
+"""Items as stored: read whatever the table holds, and written back as only what changed.
+
+The admin serves tables it did not make. An item may carry attributes its model does not
+declare, or a value of another type than its model says (a number stored as a string set): it
+is still listed, opened and deleted, the attribute that does not fit shown as stored and
+never rewritten. A save is one UpdateItem of the attributes whose values changed, so every
+other attribute, declared or not, stays as it was.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import partial
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from pynamodb.attributes import (
+    AttributeContainer,
+    BinarySetAttribute,
+    NumberSetAttribute,
+    UnicodeSetAttribute,
+)
+from pynamodb.constants import ITEM
+from pynamodb.models import Model
+
+from dynamo import limits
+from dynamo.models import DynamoModel
+
+from .meta import meta
+
+SET_ATTRIBUTES = (UnicodeSetAttribute, NumberSetAttribute, BinarySetAttribute)
+
+
+def load(model: type[Model], raw: dict[str, Any]) -> Model | None:
+    """Return the item a raw DynamoDB item is for the model; None if another model's.
+
+    An attribute whose stored value the model cannot read is left unset and kept in the
+    item's misfits ({name: stored value}); the raw item is kept as `_stored`.
+    """
+    stored_class = model._get_discriminator_class(raw)
+    if stored_class is not None and not issubclass(stored_class, model):
+        return None  # another class's item on a shared table
+    try:
+        item = model.from_raw_data(raw)
+        misfits: dict[str, Any] = {}
+    except (TypeError, ValueError, KeyError):
+        cls = stored_class or model
+        misfits = {
+            name: raw[a.attr_name]
+            for name, a in cls.get_attributes().items()
+            if a.attr_name in raw and not fits(a, raw[a.attr_name])
+        }
+        unread = stored_names(cls, misfits)
+        fitting = {key: value for key, value in raw.items() if key not in unread}
+        item = cls(_user_instantiated=False)
+        AttributeContainer._container_deserialize(item, fitting)
+    item._stored = raw
+    item._misfits = misfits
+    return item
+
+
+def fits(attribute, value: dict[str, Any]) -> bool:
+    """Return whether the attribute can read a stored value."""
+    try:
+        attribute.deserialize(attribute.get_value(value))
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return False
+    return True
+
+
+def stored_names(model: type[Model], names) -> set[str]:
+    attributes = model.get_attributes()
+    return {attributes[name].attr_name for name in names}
+
+
+def misfits_of(item: Model) -> dict[str, Any]:
+    """Return the attributes whose stored values the model cannot read: {name: stored value}."""
+    return getattr(item, "_misfits", None) or {}
+
+
+def misfit_text(attribute, raw: dict[str, Any]) -> str:
+    """Return how a value the model cannot read shows: as stored, with what was expected."""
+    stored = json.dumps(to_json(raw), ensure_ascii=False, sort_keys=True)
+    return _("%(stored)s (stored as %(kind)s; the model expects %(expected)s)") % {
+        "stored": stored,
+        "kind": next(iter(raw), "?"),
+        "expected": attribute.attr_type,
+    }
+
+
+def raw_of(item: Model) -> dict[str, Any]:
+    """Return the item as it was last read (its undeclared attributes too); {} if never read."""
+    return getattr(item, "_stored", None) or {}
+
+
+def tolerant(results: Any, model: type[Model]) -> Any:
+    """Make a Query's or Scan's results read every item as load() does, skipping none.
+
+    Another model's items on a shared table come out as None: callers skip them.
+    """
+    results._map_fn = partial(load, model)
+    return results
+
+
+def get_item(model: type[Model], key: tuple[Any, ...], consistent_read: bool = False):
+    """Return the item at this key as load() reads it, or None."""
+    if not limits.keys_fit(key):  # DynamoDB cannot hold the key: no item has it
+        return None
+    hash_key, range_key = model._serialize_keys(*key)
+    data = model._get_connection().get_item(
+        hash_key, range_key=range_key, consistent_read=consistent_read
+    )
+    raw = (data or {}).get(ITEM)
+    return load(model, raw) if raw else None
+
+
+def loaded_value(item: Model, name: str) -> Any:
+    """Return an attribute's value as read from the table, its default where it was absent."""
+    attribute = item.get_attributes()[name]
+    raw = raw_of(item).get(attribute.attr_name)
+    if raw is not None and "NULL" not in raw:
+        return attribute.deserialize(attribute.get_value(raw))
+    default = attribute.default
+    return default() if callable(default) else default
+
+
+def serialized(attribute, value: Any) -> Any:
+    """Return a value as the attribute stores it, to compare two values by what they store."""
+    if value is None or (isinstance(attribute, SET_ATTRIBUTES) and not value):
+        return None
+    return attribute.serialize(value)
+
+
+def changed_names(item: Model) -> list[str]:
+    """Return the attributes whose values differ from what was read (keys and version aside)."""
+    opts = meta(type(item))
+    skipped = {*opts.key_names, opts.version_name, *misfits_of(item)}
+    return [
+        name
+        for name, attribute in item.get_attributes().items()
+        if name not in skipped
+        and serialized(attribute, getattr(item, name))
+        != serialized(attribute, loaded_value(item, name))
+    ]
+
+
+def update_actions(item: Model, names: list[str]) -> list[Any]:
+    """Return the UpdateItem actions writing these attributes: SET a value, REMOVE an absence."""
+    actions = []
+    attributes = item.get_attributes()
+    for name in names:
+        attribute, value = attributes[name], getattr(item, name)
+        if serialized(attribute, value) is None:
+            actions.append(attribute.remove())
+        else:
+            actions.append(attribute.set(value))
+    return actions
+
+
+def shown_condition(model: type[Model], shown: dict[str, Any], names: list[str]):
+    """Return the condition that each of these attributes still holds the value shown.
+
+    `shown` maps names to the raw values the page showed (None: absent). With no version
+    attribute this is how a save finds that someone else changed what it changes.
+    """
+    attributes = model.get_attributes()
+    condition = attributes[meta(model).key_names[0]].exists()
+    for name in names:
+        attribute, raw = attributes[name], shown.get(name)
+        if raw is None:
+            condition &= attribute.does_not_exist()
+        else:
+            condition &= attribute == attribute.deserialize(attribute.get_value(raw))
+    return condition
+
+
+def to_json(raw: Any) -> Any:
+    """Return a raw DynamoDB value with its binary parts in base64, for JSON."""
+    if isinstance(raw, dict):
+        return {key: to_json(value) for key, value in raw.items()}
+    if isinstance(raw, list):
+        return [to_json(value) for value in raw]
+    if isinstance(raw, bytes):
+        return {"__b64__": base64.b64encode(raw).decode()}
+    return raw
+
+
+def from_json(value: Any) -> Any:
+    """Return the raw DynamoDB value to_json() wrote."""
+    if isinstance(value, dict):
+        if set(value) == {"__b64__"}:
+            return base64.b64decode(value["__b64__"])
+        return {key: from_json(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [from_json(v) for v in value]
+    return value
+
+
+def full_clean(item: Model) -> None:
+    """Check an item before a write: a DynamoModel's own rules, any model's DynamoDB limits."""
+    if isinstance(item, DynamoModel):
+        item.full_clean()
+        return
+    errors = limits.attribute_errors(item) or limits.size_errors(item)
+    if errors:
+        raise ValidationError(errors)
+
+
+def remember_written(item: Model) -> None:
+    """Take a committed write as the item's stored state (a DynamoModel follows its own hooks)."""
+    raw = dict(raw_of(item))
+    written = item.serialize(null_check=False)
+    for name, attribute in item.get_attributes().items():
+        if name in misfits_of(item):
+            continue
+        if attribute.attr_name in written:
+            raw[attribute.attr_name] = written[attribute.attr_name]
+        else:
+            raw.pop(attribute.attr_name, None)
+    item._stored = raw
