@@ -14,8 +14,12 @@ def __getattr__(name: str) -> Any:
         from . import options
 
         return getattr(options, {"ModelAdmin": "DynamoModelAdmin"}.get(name, name))
-    if name in ("register", "site"):
+    if name == "register":
+        from .decorators import register
+
+        return register
+    if name == "site":
         from django.contrib import admin
 
-        return getattr(admin, name)
+        return admin.site
     raise AttributeError(f"module 'dynamo_admin' has no attribute {name!r}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dynamo.models import DynamoModel
+from pynamodb.models import Model
 
 
-def register(*models: type[DynamoModel], site=None):
-    """Register the decorated DynamoModelAdmin class for the given DynamoDB models."""
+def register(*models: type[Model], site=None):
+    """Register the decorated DynamoModelAdmin class for these PynamoDB models."""
     from django.contrib.admin import site as default_site
 
     def wrapper(admin_class):

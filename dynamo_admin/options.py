@@ -448,7 +448,7 @@ class DynamoModelAdmin(
         return request.user.has_perm(perm_name("add", self.model))
 
     def has_module_permission(self, request) -> bool:
-        return request.user.has_module_perms(self.model.app_label)
+        return request.user.has_module_perms(self.opts.app_label)
 
     def get_model_perms(self, request) -> dict[str, bool]:
         return {

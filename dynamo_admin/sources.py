@@ -497,36 +497,57 @@ def word_search(
     return WordSearch(words, text, exact)
 
 
-def whole_key(model: type[Model], text: str) -> Source | None:
-    """Return the read of the search taken whole as the hash key, if an item has that key.
+@dataclass
+class FirstFound(Source):
+    """The search read term by term, else the whole search as one hash key value.
 
-    "Amazon DynamoDB" or "a/b#c" is first tried as one key value (one GetItem, or a Query
-    of one item), before its words are taken as the hash and range key.
+    "Amazon DynamoDB" or "a/b#c" names no item as a hash key and a range key: it is then
+    read as one key value. A cursor resumes whichever read its page came from.
     """
+
+    terms: Source
+    whole: Source
+    whole_hash: Any
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        hash_attribute = model.get_attributes()[meta(model).key_names[0]]
+        if start is not None:
+            stored = start.get(hash_attribute.attr_name, {})
+            own = stored == {hash_attribute.attr_type: hash_attribute.serialize(self.whole_hash)}
+            return (self.whole if own else self.terms).page(model, per_page, start, forward)
+        found = self.terms.page(model, per_page, start, forward)
+        return found if found.items else self.whole.page(model, per_page, start, forward)
+
+    def scope(self, forward: bool) -> str:
+        return f"first:{self.terms.scope(forward)}|{self.whole.scope(forward)}"
+
+
+def whole_key(model: type[Model], text: str, terms: Source) -> Source:
+    """Return the search read term by term, then taken whole as the hash key (FirstFound)."""
     if len(key_terms(text)) < 2:
-        return None  # one term: the key search below reads it whole already
-    hash_attribute = model.get_attributes()[meta(model).key_names[0]]
+        return terms  # one term: read whole already
+    hash_name, *range_names = meta(model).key_names
     try:
-        value = parse_key_value(hash_attribute, text)
+        value = parse_key_value(model.get_attributes()[hash_name], text)
     except ValueError:
-        return None
-    if len(meta(model).key_names) == 1:
-        return GetItem((value,)) if get_item(model, (value,)) is not None else None
-    read = TableQuery(value, range_key=meta(model).key_names[1])
-    return read if read.page(model, 1, None).items else None
+        return terms
+    whole = TableQuery(value, range_key=range_names[0]) if range_names else GetItem((value,))
+    return FirstFound(terms, whole, value)
 
 
 def key_search(model: type[DynamoModel], search_fields: Sequence[str], text: str) -> Source:
-    """Return the key lookup a search asks for: a GetItem or a Query on the table."""
+    """Return the key lookup a search asks for: its terms as the keys, else the whole text."""
+    return whole_key(model, text.strip(), terms_search(model, search_fields, text))
+
+
+def terms_search(model: type[DynamoModel], search_fields: Sequence[str], text: str) -> Source:
+    """Return the key lookup of a search's terms: a GetItem or a Query on the table."""
     attributes = model.get_attributes()
     hash_name, *range_names = meta(model).key_names
     prefix = bool(range_names) and f"^{range_names[0]}" in search_fields
     terms = key_terms(text)
     if not terms:
         raise ValueError(_("Search by key: type a key value, not only separators."))
-    whole = whole_key(model, text.strip())
-    if whole is not None:
-        return whole
     try:
         hash_value = parse_key_value(attributes[hash_name], terms[0])
         if not range_names:

@@ -111,7 +111,7 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
     room = TRANSACTION_LIMIT - 2 * len(ordered) - len(updates)
     rows: dict[int, tuple[list[DynamoModel], list[DynamoModel]]] = {}
     for write in ordered:
-        if write.action != DELETION:
+        if write.action != DELETION and isinstance(write.item, DynamoModel):
             puts, deletes = write.item.kept_in_step()
             if len(puts) + len(deletes) <= room:
                 rows[id(write)] = (puts, deletes)
@@ -204,7 +204,7 @@ def write_with_history(
         write_together([write], actor)
     except Cancelled as exc:
         [(_write, code)] = exc.failures
-        names = {"name": item.verbose_name, "item": item}
+        names = {"name": meta(type(item)).verbose_name, "item": item}
         if code == TRANSACTION_CONFLICT:
             message = _("Another write to the %(name)s %(item)s ran at once.")
             raise ConflictError(message % names) from exc

@@ -11,7 +11,6 @@ forms) with arbitrary text and numbers.
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -20,6 +19,7 @@ from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dynamo_admin.tests.pages import form_fields
 from stats.models import UserStats
 from tests.helpers import learners_for, snapshot
 
@@ -128,51 +128,6 @@ OBJECT_IDS = {
 ADD_FORMS = [f"{url}add/" for url in OBJECT_IDS]
 CHANGE_FORMS = [f"{url}{key}/change/" for url, key in OBJECT_IDS.items()]
 DELETE_PAGES = [f"{url}{key}/delete/" for url, key in OBJECT_IDS.items()]
-
-
-class FormFields(HTMLParser):
-    """Collect the name and current value of every field of a page's main form."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fields: dict[str, str] = {}
-        self._textarea: str | None = None
-        self._select: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = {k: v or "" for k, v in attrs}
-        name = a.get("name")
-        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
-            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
-                return
-            self.fields[name] = a.get("value", "on" if a.get("type") == "checkbox" else "")
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.fields[name] = ""
-        elif tag == "select" and name:
-            self._select = name
-            self.fields.setdefault(name, "")
-        elif (
-            tag == "option" and self._select and ("selected" in a or not self.fields[self._select])
-        ):
-            self.fields[self._select] = a.get("value", "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "textarea":
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea:
-            self.fields[self._textarea] += data
-
-
-def form_fields(client, url: str) -> dict[str, str]:
-    parser = FormFields()
-    parser.feed(client.get(url).content.decode())
-    parser.fields.pop("csrfmiddlewaretoken", None)
-    return parser.fields
 
 
 class Findings:

@@ -26,3 +26,6 @@ TIME_ZONE = "UTC"
 DYNAMODB_ENDPOINT = None  # the conftest's moto
 AWS_REGION = "us-east-1"
 DYNAMODB_TABLE_PREFIX = "dynamo-admin-test-"
+
+# The AWS guide's sample tables as plain PynamoDB models (their tests make the tables).
+INSTALLED_APPS = [*INSTALLED_APPS, f"{__package__}.samples"]  # noqa: F405

@@ -1,0 +1,331 @@
+"""The admin on tables it did not make: the AWS guide's sample tables, made by boto3 first.
+
+Plain PynamoDB models (dynamo_admin/tests/samples) over ProductCatalog, Forum, Thread and
+Reply on DynamoDB Local. After an edit, the item read back with GetItem is the item before
+with only the edited attribute changed: undeclared attributes, sets and maps stay, no
+version or timestamp is added, an absent boolean stays absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import boto3
+import pytest
+from django.contrib.auth.models import User as StaffUser
+from django.test import Client
+
+from dynamo import local, tables
+from dynamo.models import configure
+from dynamo_admin.models import AdminLog
+
+from .pages import FormFields
+from .samples import models as samples
+
+PRODUCT = "/admin/samples/productcatalog/"
+FORUM = "/admin/samples/forum/"
+THREAD = "/admin/samples/thread/"
+REPLY = "/admin/samples/reply/"
+
+BOOK_101 = {
+    "Id": 101,
+    "Title": "Book 101 Title",
+    "ISBN": "111-1111111111",
+    "Authors": {"Author1"},
+    "Price": 2,
+    "Dimensions": "8.5 x 11.0 x 0.5",
+    "PageCount": 500,
+    "InPublication": True,
+    "ProductCategory": "Book",
+}
+BICYCLE_201 = {
+    "Id": 201,
+    "Title": "18-Bike-201",
+    "Description": "201 Description",
+    "BicycleType": "Road",
+    "Brand": "Mountain A",
+    "Price": 100,
+    "Color": {"Red", "Black"},
+    "ProductCategory": "Bicycle",
+    "RelatedItems": {341, 472, 649},
+    "Pictures": {"FrontView": "http://example.com/products/201_front.jpg"},
+}
+
+
+def make_sample_tables(client) -> None:
+    """Create the guide's four tables and a few of its items, as a team's boto3 script does."""
+    on_demand = {"BillingMode": "PAY_PER_REQUEST"}
+    client.create_table(
+        TableName="ProductCatalog",
+        KeySchema=[{"AttributeName": "Id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "Id", "AttributeType": "N"}],
+        **on_demand,
+    )
+    client.create_table(
+        TableName="Forum",
+        KeySchema=[{"AttributeName": "Name", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "Name", "AttributeType": "S"}],
+        **on_demand,
+    )
+    client.create_table(
+        TableName="Thread",
+        KeySchema=[
+            {"AttributeName": "ForumName", "KeyType": "HASH"},
+            {"AttributeName": "Subject", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "ForumName", "AttributeType": "S"},
+            {"AttributeName": "Subject", "AttributeType": "S"},
+        ],
+        **on_demand,
+    )
+    client.create_table(
+        TableName="Reply",
+        KeySchema=[
+            {"AttributeName": "Id", "KeyType": "HASH"},
+            {"AttributeName": "ReplyDateTime", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "Id", "AttributeType": "S"},
+            {"AttributeName": "ReplyDateTime", "AttributeType": "S"},
+            {"AttributeName": "PostedBy", "AttributeType": "S"},
+            {"AttributeName": "Message", "AttributeType": "S"},
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "PostedBy-Message-Index",
+                "KeySchema": [
+                    {"AttributeName": "PostedBy", "KeyType": "HASH"},
+                    {"AttributeName": "Message", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        **on_demand,
+    )
+
+
+def put_sample_items(resource) -> None:
+    resource.Table("ProductCatalog").put_item(Item=BOOK_101)
+    resource.Table("ProductCatalog").put_item(Item=BICYCLE_201)
+    resource.Table("Forum").put_item(
+        Item={"Name": "Amazon DynamoDB", "Category": "Amazon Web Services", "Threads": 2}
+    )
+    resource.Table("Forum").put_item(Item={"Name": "Amazon S3", "Category": "Amazon Web Services"})
+    resource.Table("Thread").put_item(
+        Item={
+            "ForumName": "Amazon DynamoDB",
+            "Subject": "DynamoDB Thread 1",
+            "Message": "DynamoDB thread 1 message",
+            "LastPostedBy": "User A",
+            "Tags": {"index", "primarykey", "table"},
+            "Answered": 0,
+        }
+    )
+    resource.Table("Reply").put_item(
+        Item={
+            "Id": "Amazon DynamoDB#DynamoDB Thread 1",
+            "ReplyDateTime": "2015-09-15T19:58:22.947Z",
+            "Message": "DynamoDB Thread 1 Reply 1 text",
+            "PostedBy": "User A",
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[local.Engine]:
+    """DynamoDB Local with the sample tables boto3 made, and the admin's log table."""
+    with local.running(allow_moto=False, log=lambda _: None) as engine:
+        options = {
+            "endpoint_url": engine.endpoint,
+            "region_name": "us-east-1",
+            "aws_access_key_id": "local",
+            "aws_secret_access_key": "local",
+        }
+        make_sample_tables(boto3.client("dynamodb", **options))
+        for model in (samples.ProductCatalog, samples.Forum, samples.Thread, samples.Reply):
+            model.Meta.host = engine.endpoint
+            model._connection = None
+        engine.resource = boto3.resource("dynamodb", **options)
+        engine.client = boto3.client("dynamodb", **options)
+        yield engine
+
+
+@pytest.fixture
+def tables_ready(engine) -> Iterator[local.Engine]:
+    """The sample items as the guide puts them; the admin's log on the same engine."""
+    configure(endpoint=engine.endpoint, region="us-east-1")
+    tables.create_missing(AdminLog)
+    put_sample_items(engine.resource)
+    yield engine
+    for name in ("ProductCatalog", "Forum", "Thread", "Reply"):
+        table = engine.resource.Table(name)
+        keys = [k["AttributeName"] for k in table.key_schema]
+        for item in table.scan()["Items"]:
+            table.delete_item(Key={k: item[k] for k in keys})
+
+
+@pytest.fixture
+def staff(db, tables_ready) -> Client:
+    client = Client()
+    client.force_login(StaffUser.objects.create_superuser("sam", "sam@example.com", "pw"))
+    return client
+
+
+def stored(engine, table: str, **key) -> dict | None:
+    """Return an item as DynamoDB holds it (GetItem, typed JSON), or None."""
+    typed = {name: ({"N": str(v)} if isinstance(v, int) else {"S": v}) for name, v in key.items()}
+    return engine.client.get_item(TableName=table, Key=typed, ConsistentRead=True).get("Item")
+
+
+def page_form(client, url: str) -> dict[str, str]:
+    """Return the change form's fields as the page shows them (what a browser would post)."""
+    response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    parser = FormFields()
+    parser.feed(response.content.decode())
+    parser.fields.pop("csrfmiddlewaretoken", None)
+    return parser.fields
+
+
+def test_plain_models_are_listed_with_their_stored_names(staff):
+    page = staff.get(PRODUCT).content.decode()
+    assert "Book 101 Title" in page and "18-Bike-201" in page
+    assert "Product catalog" in staff.get("/admin/").content.decode()
+    assert "Amazon DynamoDB" in staff.get(FORUM).content.decode()
+    assert "DynamoDB Thread 1" in staff.get(THREAD).content.decode()
+    assert "User A" in staff.get(REPLY).content.decode()
+
+
+def test_an_edit_of_one_attribute_writes_that_attribute_only(staff, tables_ready):
+    before = stored(tables_ready, "ProductCatalog", Id=201)
+    form = page_form(staff, f"{PRODUCT}201/change/")
+    form["title"] = "18-Bike-201 (2026)"
+
+    response = staff.post(f"{PRODUCT}201/change/", form)
+
+    assert response.status_code == 302
+    after = stored(tables_ready, "ProductCatalog", Id=201)
+    # Undeclared attributes, the string and number sets and the map are as they were.
+    assert after == {**before, "Title": {"S": "18-Bike-201 (2026)"}}
+    assert not {"version", "created_at", "updated_at"} & set(after)
+    entry = AdminLog.history(samples.ProductCatalog(201))[0]  # the newest first
+    assert entry.changes == {"title": ["18-Bike-201", "18-Bike-201 (2026)"]}
+
+
+def test_an_absent_boolean_stays_absent(staff, tables_ready):
+    form = page_form(staff, f"{PRODUCT}201/change/")
+    assert form["in_publication"] == "unknown"  # Django's three-state select
+    form["price"] = "120"
+
+    staff.post(f"{PRODUCT}201/change/", form)
+
+    after = stored(tables_ready, "ProductCatalog", Id=201)
+    assert "InPublication" not in after and after["Price"] == {"N": "120"}
+
+
+def test_a_raced_edit_of_another_attribute_keeps_both(staff, tables_ready):
+    form = page_form(staff, f"{PRODUCT}101/change/")
+    tables_ready.resource.Table("ProductCatalog").update_item(
+        Key={"Id": 101}, UpdateExpression="SET Price = :p", ExpressionAttributeValues={":p": 3}
+    )
+    form["title"] = "Book 101, second edition"
+
+    response = staff.post(f"{PRODUCT}101/change/", form)
+
+    assert response.status_code == 302
+    after = stored(tables_ready, "ProductCatalog", Id=101)
+    assert after["Price"] == {"N": "3"} and after["Title"] == {"S": "Book 101, second edition"}
+
+
+def test_a_raced_edit_of_the_same_attribute_is_refused(staff, tables_ready):
+    logged = len(AdminLog.history(samples.ProductCatalog(101)))
+    form = page_form(staff, f"{PRODUCT}101/change/")
+    tables_ready.resource.Table("ProductCatalog").update_item(
+        Key={"Id": 101},
+        UpdateExpression="SET Title = :t",
+        ExpressionAttributeValues={":t": "Theirs"},
+    )
+    form["title"] = "Mine"
+
+    response = staff.post(f"{PRODUCT}101/change/", form)
+
+    assert response.status_code == 200
+    assert "since you opened it" in response.content.decode()
+    assert stored(tables_ready, "ProductCatalog", Id=101)["Title"] == {"S": "Theirs"}
+    assert len(AdminLog.history(samples.ProductCatalog(101))) == logged
+
+
+def test_an_item_without_a_version_is_deleted(staff, tables_ready):
+    response = staff.post(f"{FORUM}Amazon%20S3/delete/", {"post": "yes"})
+
+    assert response.status_code == 302
+    assert stored(tables_ready, "Forum", Name="Amazon S3") is None
+
+
+def test_selected_items_without_a_version_are_deleted(staff, tables_ready):
+    response = staff.post(
+        FORUM,
+        {"action": "delete_selected", "_selected_action": ["Amazon S3"], "post": "yes"},
+    )
+
+    assert response.status_code == 302
+    assert stored(tables_ready, "Forum", Name="Amazon S3") is None
+    assert stored(tables_ready, "Forum", Name="Amazon DynamoDB") is not None
+
+
+def test_an_item_that_does_not_fit_its_model_is_listed_opened_shown_and_deleted(
+    staff, tables_ready
+):
+    tables_ready.client.put_item(
+        TableName="ProductCatalog",
+        Item={"Id": {"N": "999"}, "Title": {"S": "Odd one"}, "Price": {"SS": ["1", "2"]}},
+    )
+
+    listing = staff.get(PRODUCT).content.decode()
+    change = staff.get(f"{PRODUCT}999/change/")
+    raw = staff.get(f"{PRODUCT}999/raw/")
+    form = page_form(staff, f"{PRODUCT}999/change/")
+    form["title"] = "Odd one, renamed"
+    saved = staff.post(f"{PRODUCT}999/change/", form)
+
+    assert "Odd one" in listing and "stored as SS" in listing
+    assert change.status_code == 200 and "the model expects N" in change.content.decode()
+    assert "price" not in form  # shown read-only, never rewritten
+    assert raw.status_code == 200 and "&quot;SS&quot;" in raw.content.decode()
+    assert saved.status_code == 302
+    after = stored(tables_ready, "ProductCatalog", Id=999)
+    assert after["Price"] == {"SS": ["1", "2"]} and after["Title"] == {"S": "Odd one, renamed"}
+    deleted = staff.post(f"{PRODUCT}999/delete/", {"post": "yes"})
+    assert deleted.status_code == 302 and stored(tables_ready, "ProductCatalog", Id=999) is None
+
+
+def test_a_key_with_spaces_is_found_whole(staff):
+    page = staff.get(FORUM, {"q": "Amazon DynamoDB"}).content.decode()
+    assert "Amazon DynamoDB" in page and "0 results" not in page
+    assert "Amazon S3" not in page
+
+
+def test_an_item_is_added_without_a_version_or_timestamps(staff, tables_ready):
+    response = staff.post(
+        f"{FORUM}add/", {"Name": "Amazon Lambda", "Category": "Amazon Web Services"}
+    )
+
+    assert response.status_code == 302
+    assert stored(tables_ready, "Forum", Name="Amazon Lambda") == {
+        "Name": {"S": "Amazon Lambda"},
+        "Category": {"S": "Amazon Web Services"},
+    }
+
+
+def test_a_thread_with_a_hash_and_range_key_is_changed(staff, tables_ready):
+    url = f"{THREAD}Amazon%20DynamoDB,DynamoDB%20Thread%201/change/"
+    before = stored(
+        tables_ready, "Thread", ForumName="Amazon DynamoDB", Subject="DynamoDB Thread 1"
+    )
+    form = page_form(staff, url)
+    form["LastPostedBy"] = "User B"
+
+    assert staff.post(url, form).status_code == 302
+    after = stored(tables_ready, "Thread", ForumName="Amazon DynamoDB", Subject="DynamoDB Thread 1")
+    assert after == {**before, "LastPostedBy": {"S": "User B"}}
