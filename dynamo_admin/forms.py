@@ -159,7 +159,12 @@ class JSONValueField(forms.JSONField):
 
 
 def formfield_for(
-    name: str, attribute: Attribute, *, choices: tuple[str, ...] | None = None, **kwargs: Any
+    name: str,
+    attribute: Attribute,
+    *,
+    choices: tuple[str, ...] | None = None,
+    three_state: bool = False,
+    **kwargs: Any,
 ) -> forms.Field:
     """Return the form field that edits one attribute, chosen by its type; kwargs override.
 
@@ -178,7 +183,7 @@ def formfield_for(
     if isinstance(attribute, UTCDateTimeAttribute):
         return DateTimeField(**common)
     if isinstance(attribute, BooleanAttribute):
-        if attribute.null:  # unknown, yes or no: an absent value stays absent
+        if attribute.null and three_state:  # unknown, yes or no: an absent value stays absent
             return forms.NullBooleanField(**{**common, "required": False})
         return forms.BooleanField(**{**common, "required": False})
     if isinstance(attribute, NumberAttribute):
@@ -249,6 +254,10 @@ class ItemForm(forms.Form):
         if item is not None and "initial" not in kwargs:
             kwargs["initial"] = initial_for(item, list(self.base_fields))
         super().__init__(*args, **kwargs)
+
+    def has_changed(self) -> bool:
+        """Return whether an attribute's value was changed (the hidden version and values aside)."""
+        return any(name not in (VERSION_FIELD, SHOWN_FIELD) for name in self.changed_data)
 
     def shown_values(self) -> dict[str, Any] | None:
         """Return the stored values the page showed ({name: raw or None}); None if not posted."""

@@ -153,6 +153,8 @@ class InlineFormSet:
             if stored is not None:
                 form.apply_version(item)
             changes = form.apply_to(item)
+            if stored is not None and not changes and not gone:
+                continue  # the row's values are the ones shown: nothing to write
             action = CHANGE if stored else ADDITION
             writes.append(Write(self.inline, form, item, action, changes, gone=gone))
         self.writes = writes

@@ -126,6 +126,9 @@ class BaseDynamoAdmin:
             if attribute_class in self.formfield_overrides:
                 kwargs = {**self.formfield_overrides[attribute_class], **kwargs}
                 break
+        # A plain model's nullable boolean is three-state: absent stays absent (a DynamoModel
+        # keeps its checkbox, its booleans always stored).
+        kwargs.setdefault("three_state", not issubclass(self.model, DynamoModel))
         return formfield_for(name, db_field, **kwargs)
 
     def formfield_for_choice_field(self, db_field: Attribute, request, **kwargs: Any):
