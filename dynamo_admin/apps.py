@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
+from django.core import checks
 from django.db.models.signals import post_migrate
 from django.utils.translation import gettext_lazy as _
 
@@ -12,8 +13,10 @@ class DynamoAdminConfig(AppConfig):
     verbose_name = _("DynamoDB admin")
 
     def ready(self) -> None:
+        from .checks import check_admin_apps
         from .permissions import create_permissions
 
+        checks.register(check_admin_apps)
         post_migrate.connect(create_permissions, sender=self)
 
 

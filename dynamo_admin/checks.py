@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
 
@@ -272,3 +273,19 @@ def check_list_per_page(model_admin) -> list[checks.CheckMessage]:
     if isinstance(per_page, int) and 1 <= per_page <= 500:
         return []
     return [_error(model_admin, "list_per_page must be a whole number from 1 to 500.", "", 9)]
+
+
+def check_admin_apps(app_configs=None, installed=None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Refuse Django's admin app installed beside the AdminConfig that replaces it."""
+    installed = settings.INSTALLED_APPS if installed is None else installed
+    if "django.contrib.admin" in installed and "dynamo_admin.apps.AdminConfig" in installed:
+        return [
+            checks.Error(
+                "django.contrib.admin and dynamo_admin.apps.AdminConfig are both installed.",
+                hint="Remove 'django.contrib.admin' from INSTALLED_APPS: "
+                "dynamo_admin.apps.AdminConfig is Django's admin app, on a site that also "
+                "serves PynamoDB models.",
+                id="dynamo_admin.E100",
+            )
+        ]
+    return []

@@ -70,3 +70,12 @@ def test_manage_check_stops_on_a_missing_region():
         del settings.AWS_REGION
         with pytest.raises(SystemCheckError, match=r"dynamo\.E001.*AWS_REGION"):
             call_command("check")
+
+
+def test_djangos_admin_app_beside_the_admin_config_is_a_check_error():
+    from dynamo_admin.checks import check_admin_apps
+
+    both = ["django.contrib.admin", "dynamo_admin.apps.AdminConfig", "dynamo_admin"]
+    [error] = check_admin_apps(installed=both)
+    assert error.id == "dynamo_admin.E100" and "Remove 'django.contrib.admin'" in error.hint
+    assert check_admin_apps(installed=both[1:]) == []
