@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from dynamo.exceptions import StaleVersion
 
 from .keys import object_id
-from .meta import meta, version_of
+from .meta import label_of, meta, version_of
 
 
 @action(permissions=["delete"], description=gettext_lazy("Delete selected %(verbose_name_plural)s"))
@@ -38,12 +38,12 @@ def delete_selected(model_admin, request, items):
             shown = versions.get(object_id(item), "")
             same = shown.isascii() and shown.isdigit() and int(shown) == version_of(item)
             if meta(model).version_name is not None and not same:
-                stale.append(str(item))
+                stale.append(label_of(item))
                 continue
             try:
                 model_admin.delete_model(request, item)
             except StaleVersion:
-                stale.append(str(item))
+                stale.append(label_of(item))
                 continue
             except ValidationError as exc:  # the model admin's refusal, as the delete page shows it
                 refused.append(exc.messages[0])

@@ -12,7 +12,7 @@ from dynamo.batch import Partition, batch_delete, batch_put
 from dynamo.exceptions import StaleVersion
 from dynamo.models import DynamoModel
 
-from .meta import meta
+from .meta import label_of, meta
 from .models import DELETION, AdminLog, object_key_for
 from .writes import CANCELLED_BY_CONDITION, MAX_TRANSACTION_ITEMS
 
@@ -71,7 +71,7 @@ def delete_with_related(
                 "Someone else changed or deleted this %(name)s (%(item)s) since the page was "
                 "shown; nothing was deleted."
             )
-            names = {"name": meta(type(item)).verbose_name, "item": item}
+            names = {"name": meta(type(item)).verbose_name, "item": label_of(item)}
             raise StaleVersion(message % names) from exc
         raise
     if not together:

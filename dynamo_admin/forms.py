@@ -139,12 +139,20 @@ class ChoiceField(forms.TypedChoiceField):
 
 
 class JSONValueField(forms.JSONField):
-    """A list or map as JSON."""
+    """A list or map as JSON, checked against the attribute's declared shape."""
 
-    def __init__(self, *, kind: type, **kwargs: Any) -> None:
+    def __init__(self, *, kind: type, attribute: Attribute | None = None, **kwargs: Any) -> None:
         self.kind = kind
+        self.attribute = attribute
         kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 4, "cols": 60}))
         super().__init__(**kwargs)
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if value is not None and self.attribute is not None:
+            problems = shape_errors(self.attribute, value, self.label or "value")
+            if problems:
+                raise ValidationError(problems[:10])
 
     def prepare_value(self, value: Any) -> Any:
         return super().prepare_value(plain(value))
@@ -156,6 +164,59 @@ class JSONValueField(forms.JSONField):
                 _("Enter a JSON list.") if self.kind is list else _("Enter a JSON object.")
             )
         return result
+
+
+def shape_errors(attribute: Attribute, value: Any, path: str) -> list[str]:
+    """Return what in a JSON value does not fit the attribute, each problem named by its path.
+
+    A typed map is checked attribute by attribute (`Location.latlng.lat: not a number`), a
+    typed list element by element (`contacts[1].platform: required`); nothing of a value
+    that does not fit is written.
+    """
+    if value is None:
+        return []
+    if isinstance(attribute, MapAttribute) and not attribute.is_raw():
+        if not isinstance(value, dict):
+            return [_("%(path)s: not an object") % {"path": path}]
+        declared = attribute.get_attributes()
+        problems = [
+            _("%(path)s: no such attribute") % {"path": f"{path}.{key}"}
+            for key in value
+            if key not in declared
+        ]
+        for name, inner in declared.items():
+            if value.get(name) is None:
+                if not inner.null and inner.default is None:
+                    problems.append(_("%(path)s: required") % {"path": f"{path}.{name}"})
+                continue
+            problems += shape_errors(inner, value[name], f"{path}.{name}")
+        return problems
+    if isinstance(attribute, ListAttribute):
+        if not isinstance(value, list):
+            return [_("%(path)s: not a list") % {"path": path}]
+        if attribute.element_type is None:
+            return []
+        element = attribute.element_type()
+        return [
+            problem
+            for at, inner in enumerate(value)
+            for problem in shape_errors(element, inner, f"{path}[{at}]")
+        ]
+    kinds = {
+        NumberAttribute: ((int, float), _("not a number")),
+        UnicodeAttribute: ((str,), _("not a text")),
+        BooleanAttribute: ((bool,), _("not true or false")),
+    }
+    for kind, (types, problem) in kinds.items():
+        if isinstance(attribute, kind):
+            # JSON's true is a bool, and a bool is an int to Python: not a number here.
+            bad_number = kind is NumberAttribute and isinstance(value, bool)
+            return [f"{path}: {problem}"] if bad_number or not isinstance(value, types) else []
+    try:
+        attribute.serialize(value)
+    except (TypeError, ValueError, AttributeError):
+        return [_("%(path)s: not a valid value") % {"path": path}]
+    return []
 
 
 def formfield_for(
@@ -193,9 +254,9 @@ def formfield_for(
     if isinstance(attribute, NumberSetAttribute):
         return SetField(numbers=True, **common)
     if isinstance(attribute, ListAttribute):
-        return JSONValueField(kind=list, **common)
+        return JSONValueField(kind=list, attribute=attribute, **common)
     if isinstance(attribute, MapAttribute | JSONAttribute):
-        return JSONValueField(kind=dict, **common)
+        return JSONValueField(kind=dict, attribute=attribute, **common)
     return forms.CharField(**{"strip": False, **common})
 
 

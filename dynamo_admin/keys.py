@@ -17,7 +17,7 @@ from dynamo import limits
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
-from .meta import meta, pk_of
+from .meta import label_of, meta, pk_of
 
 # quote() escapes commas inside a value, so a bare comma can only be the separator.
 SEPARATOR = ","
@@ -109,7 +109,7 @@ class Original:
         return getattr(self.item, name)
 
     def __str__(self) -> str:
-        return str(self.item)
+        return label_of(self.item)
 
 
 def indexes_of(model: type[DynamoModel]) -> dict[str, GlobalIndex]:

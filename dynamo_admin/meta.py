@@ -102,6 +102,17 @@ def pk_of(item: Model) -> tuple[Any, ...]:
     return tuple(getattr(item, name) for name in meta(type(item)).key_names)
 
 
+def label_of(item: Model) -> str:
+    """Return how the admin names an item: its own `__str__`, else its key values.
+
+    PynamoDB's own text of an item lists every attribute; a page title, a message or a log
+    entry names the item as Django's admin names a row, by what identifies it.
+    """
+    if type(item).__str__ is not object.__str__:
+        return str(item)
+    return " / ".join(str(value) for value in pk_of(item))
+
+
 def version_of(item: Model) -> int | None:
     """Return the item's VersionAttribute value (None where the model declares none)."""
     name = meta(type(item)).version_name

@@ -20,7 +20,7 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 from .display import logged_text
-from .meta import meta, pk_of
+from .meta import label_of, meta, pk_of
 from .permissions import perm_name, served_models
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
@@ -179,7 +179,7 @@ class AdminLog(DynamoModel):
             f"{when.isoformat(timespec='microseconds')}#{secrets.token_hex(3)}",
             action=action,
             user=user,
-            object_repr=str(item)[:200],
+            object_repr=label_of(item)[:200],
             changes=loggable_changes(item, changes),
             logged_month=when.astimezone(UTC).strftime("%Y-%m"),
             object_partition=object_partition_for(item),

@@ -34,7 +34,7 @@ from .filters import ListFilter, filter_class_for
 from .forms import ItemForm, formfield_for, is_editable, item_form_class
 from .inlines import InlineFormSet
 from .keys import hash_key_names, indexes_of, key_values, object_id
-from .meta import ModelOpts, attribute_name, meta, pk_of
+from .meta import ModelOpts, attribute_name, label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .stored import get_item, misfit_text, misfits_of, tolerant
@@ -66,7 +66,7 @@ def not_editable(model) -> list[str]:
 
 def deleted_label(item: DynamoModel) -> str:
     """Return how a delete confirmation names an item: `Verbose name: item`."""
-    return f"{capfirst(meta(type(item)).verbose_name)}: {item}"
+    return f"{capfirst(meta(type(item)).verbose_name)}: {label_of(item)}"
 
 
 class BaseDynamoAdmin:
@@ -175,7 +175,7 @@ class BaseDynamoAdmin:
         if callable(name):
             return name(item)
         if name == "__str__":
-            return str(item)
+            return label_of(item)
         if name in misfits_of(item):
             return misfit_text(item.get_attributes()[name], misfits_of(item)[name])
         method = None if name in item.get_attributes() else getattr(self, name, None)
@@ -411,7 +411,7 @@ class DynamoModelAdmin(
         return self._response_after_save(request, obj, adding=False)
 
     def _response_after_save(self, request, obj, *, adding: bool, continue_url=None):
-        names = {"name": self.opts.verbose_name, "obj": str(obj)}
+        names = {"name": self.opts.verbose_name, "obj": label_of(obj)}
         if "_continue" in request.POST:
             message = (
                 _("The {name} “{obj}” was added successfully.")
@@ -487,7 +487,7 @@ class DynamoModelAdmin(
 
     def autocomplete_label(self, item: DynamoModel) -> str:
         """Return the text an autocomplete result shows."""
-        return str(item)
+        return label_of(item)
 
     def get_related_items(self, request, obj: DynamoModel) -> list[DynamoModel]:
         """Return the items deleted together with obj: its inlines' items, seen or not."""

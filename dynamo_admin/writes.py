@@ -15,7 +15,7 @@ from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel
 
-from .meta import meta, pk_of
+from .meta import label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for
 from .stored import changed_names, shown_condition, update_actions
 
@@ -204,7 +204,7 @@ def write_with_history(
         write_together([write], actor)
     except Cancelled as exc:
         [(_write, code)] = exc.failures
-        names = {"name": meta(type(item)).verbose_name, "item": item}
+        names = {"name": meta(type(item)).verbose_name, "item": label_of(item)}
         if code == TRANSACTION_CONFLICT:
             message = _("Another write to the %(name)s %(item)s ran at once.")
             raise ConflictError(message % names) from exc

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import boto3
 import pytest
 from django.contrib.auth.models import User as StaffUser
 from django.test import Client
@@ -19,7 +18,8 @@ from dynamo import local, tables
 from dynamo.models import configure
 from dynamo_admin.models import AdminLog
 
-from .pages import FormFields
+from .engines import empty, local_engine, point, stored
+from .pages import form_fields
 from .samples import models as samples
 
 PRODUCT = "/admin/samples/productcatalog/"
@@ -27,6 +27,7 @@ FORUM = "/admin/samples/forum/"
 THREAD = "/admin/samples/thread/"
 REPLY = "/admin/samples/reply/"
 
+SAMPLE_MODELS = (samples.ProductCatalog, samples.Forum, samples.Thread, samples.Reply)
 BOOK_101 = {
     "Id": 101,
     "Title": "Book 101 Title",
@@ -134,20 +135,10 @@ def put_sample_items(resource) -> None:
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[local.Engine]:
-    """DynamoDB Local with the sample tables boto3 made, and the admin's log table."""
-    with local.running(allow_moto=False, log=lambda _: None) as engine:
-        options = {
-            "endpoint_url": engine.endpoint,
-            "region_name": "us-east-1",
-            "aws_access_key_id": "local",
-            "aws_secret_access_key": "local",
-        }
-        make_sample_tables(boto3.client("dynamodb", **options))
-        for model in (samples.ProductCatalog, samples.Forum, samples.Thread, samples.Reply):
-            model.Meta.host = engine.endpoint
-            model._connection = None
-        engine.resource = boto3.resource("dynamodb", **options)
-        engine.client = boto3.client("dynamodb", **options)
+    """DynamoDB Local with the sample tables boto3 made."""
+    with local_engine() as engine:
+        make_sample_tables(engine.client)
+        point(SAMPLE_MODELS, engine.endpoint)
         yield engine
 
 
@@ -158,11 +149,7 @@ def tables_ready(engine) -> Iterator[local.Engine]:
     tables.create_missing(AdminLog)
     put_sample_items(engine.resource)
     yield engine
-    for name in ("ProductCatalog", "Forum", "Thread", "Reply"):
-        table = engine.resource.Table(name)
-        keys = [k["AttributeName"] for k in table.key_schema]
-        for item in table.scan()["Items"]:
-            table.delete_item(Key={k: item[k] for k in keys})
+    empty(engine, "ProductCatalog", "Forum", "Thread", "Reply")
 
 
 @pytest.fixture
@@ -170,22 +157,6 @@ def staff(db, tables_ready) -> Client:
     client = Client()
     client.force_login(StaffUser.objects.create_superuser("sam", "sam@example.com", "pw"))
     return client
-
-
-def stored(engine, table: str, **key) -> dict | None:
-    """Return an item as DynamoDB holds it (GetItem, typed JSON), or None."""
-    typed = {name: ({"N": str(v)} if isinstance(v, int) else {"S": v}) for name, v in key.items()}
-    return engine.client.get_item(TableName=table, Key=typed, ConsistentRead=True).get("Item")
-
-
-def page_form(client, url: str) -> dict[str, str]:
-    """Return the change form's fields as the page shows them (what a browser would post)."""
-    response = client.get(url)
-    assert response.status_code == 200, response.status_code
-    parser = FormFields()
-    parser.feed(response.content.decode())
-    parser.fields.pop("csrfmiddlewaretoken", None)
-    return parser.fields
 
 
 def test_plain_models_are_listed_with_their_stored_names(staff):
@@ -199,7 +170,7 @@ def test_plain_models_are_listed_with_their_stored_names(staff):
 
 def test_an_edit_of_one_attribute_writes_that_attribute_only(staff, tables_ready):
     before = stored(tables_ready, "ProductCatalog", Id=201)
-    form = page_form(staff, f"{PRODUCT}201/change/")
+    form = form_fields(staff, f"{PRODUCT}201/change/")
     form["title"] = "18-Bike-201 (2026)"
 
     response = staff.post(f"{PRODUCT}201/change/", form)
@@ -214,7 +185,7 @@ def test_an_edit_of_one_attribute_writes_that_attribute_only(staff, tables_ready
 
 
 def test_an_absent_boolean_stays_absent(staff, tables_ready):
-    form = page_form(staff, f"{PRODUCT}201/change/")
+    form = form_fields(staff, f"{PRODUCT}201/change/")
     assert form["in_publication"] == "unknown"  # Django's three-state select
     form["price"] = "120"
 
@@ -225,7 +196,7 @@ def test_an_absent_boolean_stays_absent(staff, tables_ready):
 
 
 def test_a_raced_edit_of_another_attribute_keeps_both(staff, tables_ready):
-    form = page_form(staff, f"{PRODUCT}101/change/")
+    form = form_fields(staff, f"{PRODUCT}101/change/")
     tables_ready.resource.Table("ProductCatalog").update_item(
         Key={"Id": 101}, UpdateExpression="SET Price = :p", ExpressionAttributeValues={":p": 3}
     )
@@ -240,7 +211,7 @@ def test_a_raced_edit_of_another_attribute_keeps_both(staff, tables_ready):
 
 def test_a_raced_edit_of_the_same_attribute_is_refused(staff, tables_ready):
     logged = len(AdminLog.history(samples.ProductCatalog(101)))
-    form = page_form(staff, f"{PRODUCT}101/change/")
+    form = form_fields(staff, f"{PRODUCT}101/change/")
     tables_ready.resource.Table("ProductCatalog").update_item(
         Key={"Id": 101},
         UpdateExpression="SET Title = :t",
@@ -285,7 +256,7 @@ def test_an_item_that_does_not_fit_its_model_is_listed_opened_shown_and_deleted(
     listing = staff.get(PRODUCT).content.decode()
     change = staff.get(f"{PRODUCT}999/change/")
     raw = staff.get(f"{PRODUCT}999/raw/")
-    form = page_form(staff, f"{PRODUCT}999/change/")
+    form = form_fields(staff, f"{PRODUCT}999/change/")
     form["title"] = "Odd one, renamed"
     saved = staff.post(f"{PRODUCT}999/change/", form)
 
@@ -323,7 +294,7 @@ def test_a_thread_with_a_hash_and_range_key_is_changed(staff, tables_ready):
     before = stored(
         tables_ready, "Thread", ForumName="Amazon DynamoDB", Subject="DynamoDB Thread 1"
     )
-    form = page_form(staff, url)
+    form = form_fields(staff, url)
     form["LastPostedBy"] = "User B"
 
     assert staff.post(url, form).status_code == 302

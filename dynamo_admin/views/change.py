@@ -23,7 +23,7 @@ from .. import helpers
 from ..display import display, masked
 from ..forms import ItemForm
 from ..keys import Original, key_item
-from ..meta import meta, pk_of
+from ..meta import label_of, meta, pk_of
 from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
 from ..stored import full_clean, get_item, load, raw_of, remember_written, to_json
 from ..writes import (
@@ -235,7 +235,7 @@ class ChangeFormViews:
                     "The %(name)s %(item)s is on this page twice; save one of the two changes"
                     " first."
                 )
-                names = {"name": meta(type(write.item)).verbose_name, "item": write.item}
+                names = {"name": meta(type(write.item)).verbose_name, "item": label_of(write.item)}
                 write.form.add_error(None, message % names)
             seen.add(write.key)
         for write in writes:
@@ -274,7 +274,7 @@ class ChangeFormViews:
         title = _("Add %s") if item is None else _("Change %s") if can_save else _("View %s")
         return {
             "title": title % self.opts.verbose_name,
-            "subtitle": str(item) if item is not None else None,
+            "subtitle": label_of(item) if item is not None else None,
             "opts": self.opts,
             "original": Original(item) if item is not None else None,
             "adminform": adminform,
@@ -322,9 +322,9 @@ class ChangeFormViews:
         context = {
             **self.admin_site.each_context(request),
             "title": _("Stored %s") % self.opts.verbose_name,
-            "subtitle": str(item),
+            "subtitle": label_of(item),
             "opts": self.opts,
-            "original": item,
+            "original": Original(item),
             "object_id": object_id,
             "table_name": self.model.Meta.table_name,
             "raw_json": json.dumps(raw_masked(item), indent=2, sort_keys=True, ensure_ascii=False),
@@ -346,13 +346,13 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
             message = _(
                 "Someone else changed or deleted the %(name)s “%(item)s” since you opened it."
             )
-        message %= {"name": name, "item": item}
+        message %= {"name": name, "item": label_of(item)}
         # Said once: on the row that lost, or above the page's own form.
         (write.form if write.form is not None else form).add_error(None, message)
         if code != TRANSACTION_CONFLICT:
             current = get_item(type(item), pk_of(item), consistent_read=True)
             values = current_values(write.admin, current)
-            stale.append({"title": f"{capfirst(name)} {item}", "values": values})
+            stale.append({"title": f"{capfirst(name)} {label_of(item)}", "values": values})
     form.add_error(
         None,
         _("Nothing was saved. The stored values are shown below; reload the page to edit them.")

@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 from dynamo import limits
 from dynamo.exceptions import StaleVersion
 
-from ..meta import meta
+from ..keys import Original
+from ..meta import label_of, meta
 from ..models import AdminLog
 
 
@@ -35,7 +36,7 @@ class DeleteViews:
         if request.method == "POST":
             # As Django's delete_view: a cascade into models the user may not delete is refused.
             self.require(not perms_needed and not protected)
-            obj_display = str(item)
+            obj_display = label_of(item)
             shown = request.POST.get("version", "")
             version_name = meta(self.model).version_name
             try:
@@ -56,7 +57,7 @@ class DeleteViews:
             "title": _("Are you sure?"),
             "subtitle": None,
             "opts": self.opts,
-            "object": item,
+            "object": Original(item),
             "object_id": object_id,
             "object_name": self.opts.verbose_name,
             "deleted_objects": deleted_objects,
@@ -87,4 +88,4 @@ class DeleteViews:
         They are written in the transaction that deletes the items, not here; by default each
         comes from log_deletion.
         """
-        return [self.log_deletion(request, obj, str(obj)) for obj in queryset]
+        return [self.log_deletion(request, obj, label_of(obj)) for obj in queryset]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
-from ..keys import key_item
+from ..keys import Original, key_item
+from ..meta import label_of
 from ..models import AdminLog
 
 
@@ -19,10 +20,10 @@ class HistoryViews:
         entries = AdminLog.history(item)
         context = {
             **self.admin_site.each_context(request),
-            "title": _("Change history: %s") % item,
+            "title": _("Change history: %s") % label_of(item),
             "subtitle": None,
             "opts": self.opts,
-            "object": item,
+            "object": Original(item),
             "object_id": object_id,
             "action_list": entries,
             **(extra_context or {}),

@@ -1,6 +1,7 @@
 from dynamo_admin import ModelAdmin, register
 
 from .models import Forum, ProductCatalog, Reply, Thread
+from .styles import Breaker, Circuit, Reading, Startup
 
 
 @register(ProductCatalog)
@@ -25,3 +26,23 @@ class ThreadAdmin(ModelAdmin):
 class ReplyAdmin(ModelAdmin):
     list_display = ("Id", "ReplyDateTime", "PostedBy")
     search_fields = ("=Id",)
+
+
+@register(Circuit)
+class CircuitAdmin(ModelAdmin):
+    list_display = ("PK", "SK", "state")
+
+
+@register(Breaker)
+class BreakerAdmin(ModelAdmin):
+    list_display = ("PK", "SK", "amps")
+
+
+@register(Startup)
+class StartupAdmin(ModelAdmin):
+    list_display = ("hashKey", "startupName", "version")
+
+
+@register(Reading)
+class ReadingAdmin(ModelAdmin):
+    list_display = ("sensor", "taken", "plan", "price")

@@ -1,0 +1,48 @@
+"""A DynamoDB Local of a test module's own, with boto3 at hand, for tables made elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+import boto3
+from pynamodb.models import Model
+
+from dynamo import local
+
+
+@contextmanager
+def local_engine() -> Iterator[local.Engine]:
+    """Run DynamoDB Local; the engine carries a boto3 `client` and `resource` for it."""
+    with local.running(allow_moto=False, log=lambda _: None) as engine:
+        options = {
+            "endpoint_url": engine.endpoint,
+            "region_name": "us-east-1",
+            "aws_access_key_id": "local",
+            "aws_secret_access_key": "local",
+        }
+        engine.client = boto3.client("dynamodb", **options)
+        engine.resource = boto3.resource("dynamodb", **options)
+        yield engine
+
+
+def point(models: Iterable[type[Model]], endpoint: str) -> None:
+    """Point plain models at an engine, as a project's settings would set their Meta.host."""
+    for model in models:
+        model.Meta.host = endpoint
+        model._connection = None
+
+
+def empty(engine: local.Engine, *table_names: str) -> None:
+    """Delete every item of these tables (a test's own data, a few items)."""
+    for name in table_names:
+        table = engine.resource.Table(name)
+        keys = [k["AttributeName"] for k in table.key_schema]
+        for item in table.scan()["Items"]:
+            table.delete_item(Key={k: item[k] for k in keys})
+
+
+def stored(engine: local.Engine, table: str, **key) -> dict | None:
+    """Return an item as DynamoDB holds it (GetItem, typed JSON), or None."""
+    typed = {name: ({"N": str(v)} if isinstance(v, int) else {"S": v}) for name, v in key.items()}
+    return engine.client.get_item(TableName=table, Key=typed, ConsistentRead=True).get("Item")
