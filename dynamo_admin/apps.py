@@ -13,10 +13,11 @@ class DynamoAdminConfig(AppConfig):
     verbose_name = _("DynamoDB admin")
 
     def ready(self) -> None:
-        from .checks import check_admin_apps
+        from .checks import check_admin_apps, check_log_table
         from .permissions import create_permissions
 
         checks.register(check_admin_apps)
+        checks.register(check_log_table, checks.Tags.database)
         post_migrate.connect(create_permissions, sender=self)
 
 

@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
+from pynamodb.exceptions import PynamoDBException, TableDoesNotExist
 
 from .filters import ListFilter, filter_class_for
 from .keys import indexes_of, range_key_names, stored_key_names
 from .meta import meta
+from .models import AdminLog
 from .sources import word_index_of
 
 if TYPE_CHECKING:
@@ -288,4 +290,30 @@ def check_admin_apps(app_configs=None, installed=None, **kwargs: Any) -> list[ch
                 id="dynamo_admin.E100",
             )
         ]
+    return []
+
+
+def check_log_table(app_configs=None, databases=None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Warn when the admin's log table or one of its indexes is missing (a `database` check).
+
+    Run by `manage.py check --database default` and by `migrate`: it reads DynamoDB
+    (DescribeTable), so the plain `check` leaves it out, as Django does with its database checks.
+    """
+    if not databases:
+        return []
+    name = AdminLog.Meta.table_name
+    fix = "Run `python manage.py create_tables`: it makes the table and its indexes."
+    try:
+        described = AdminLog.describe_table()
+    except TableDoesNotExist:
+        message = f"The admin's log table {name} does not exist: saves in the admin would fail."
+        return [checks.Warning(message, hint=fix, id="dynamo_admin.W101")]
+    except (PynamoDBException, OSError) as exc:
+        message = f"The admin's log table {name} could not be read: {exc}"
+        return [checks.Warning(message, id="dynamo_admin.W102")]
+    present = {index["IndexName"] for index in described.get("GlobalSecondaryIndexes", [])}
+    missing = sorted(set(AdminLog._indexes) - present)
+    if missing:
+        message = f"The admin's log table {name} lacks the index(es) {', '.join(missing)}."
+        return [checks.Warning(message, hint=fix, id="dynamo_admin.W103")]
     return []

@@ -135,6 +135,21 @@ class ObjectPartitionIndex(GlobalIndex):
     logged_at = UnicodeAttribute(range_key=True)
 
 
+MISSING_LOG = _(
+    "The admin's log table %(table)s or one of its indexes is missing, so nothing can be "
+    "saved here. Run `python manage.py create_tables` to make it."
+)
+
+
+def is_missing_table(exc: Exception) -> bool:
+    """Return whether a DynamoDB error says a table or an index is not there."""
+    code = getattr(exc, "cause_response_code", None)
+    message = getattr(exc, "cause_response_message", None) or ""
+    return code == "ResourceNotFoundException" or (
+        code == "ValidationException" and "specified index" in message
+    )
+
+
 class AdminLog(DynamoModel):
     """One add, change or delete made through the admin."""
 

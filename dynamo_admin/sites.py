@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.admin import AdminSite
 from django.contrib.admin.models import LogEntry
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from pynamodb.exceptions import PynamoDBException
 from pynamodb.models import Model
 
 from dynamo.conf import dynamo_settings
@@ -15,7 +17,7 @@ from dynamo.conf import dynamo_settings
 from .autocomplete import autocomplete_view as dynamo_autocomplete_view
 from .autocomplete import dynamo_model_named
 from .meta import ModelOpts
-from .models import AdminLog
+from .models import MISSING_LOG, AdminLog, is_missing_table
 from .options import DynamoModelAdmin
 from .permissions import registered_models
 
@@ -73,6 +75,12 @@ class DynamoAdminSite(AdminSite):
 
     def recent_actions(self, request, limit: int = 10) -> list[Any]:
         """Return the user's latest log entries, DynamoDB's (one Query) and Django's, merged."""
-        entries: list[Any] = AdminLog.recent_for(request.user.get_username(), limit)
+        try:
+            entries: list[Any] = AdminLog.recent_for(request.user.get_username(), limit)
+        except PynamoDBException as exc:
+            if not is_missing_table(exc):
+                raise
+            messages.warning(request, MISSING_LOG % {"table": AdminLog.Meta.table_name})
+            entries = []
         entries += LogEntry.objects.filter(user=request.user).select_related("content_type")[:limit]
         return sorted(entries, key=lambda entry: entry.action_time, reverse=True)[:limit]

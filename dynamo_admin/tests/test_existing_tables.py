@@ -16,6 +16,7 @@ from django.test import Client
 
 from dynamo import local, tables
 from dynamo.models import configure
+from dynamo_admin.checks import check_log_table
 from dynamo_admin.models import AdminLog
 
 from .engines import empty, local_engine, point, stored
@@ -300,3 +301,21 @@ def test_a_thread_with_a_hash_and_range_key_is_changed(staff, tables_ready):
     assert staff.post(url, form).status_code == 302
     after = stored(tables_ready, "Thread", ForumName="Amazon DynamoDB", Subject="DynamoDB Thread 1")
     assert after == {**before, "LastPostedBy": {"S": "User B"}}
+
+
+def test_a_missing_log_table_is_named_by_check_and_by_the_pages(staff, tables_ready):
+    configure(endpoint=tables_ready.endpoint, region="us-east-1", prefix="no-log-yet-")
+    try:
+        [warning] = check_log_table(databases=["default"])
+        index = staff.get("/admin/")
+        form = form_fields(staff, f"{PRODUCT}101/change/")
+        form["title"] = "Unsaved"
+        saved = staff.post(f"{PRODUCT}101/change/", form)
+    finally:
+        configure(endpoint=tables_ready.endpoint, region="us-east-1")
+
+    assert warning.id == "dynamo_admin.W101" and "create_tables" in warning.hint
+    assert index.status_code == 200 and "create_tables" in index.content.decode()
+    assert saved.status_code == 200 and "create_tables" in saved.content.decode()
+    assert stored(tables_ready, "ProductCatalog", Id=101)["Title"] == {"S": "Book 101 Title"}
+    assert check_log_table(databases=["default"]) == []

@@ -13,6 +13,7 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
+from pynamodb.exceptions import TransactWriteError
 
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.limits import keys_fit
@@ -24,7 +25,16 @@ from ..display import display, masked
 from ..forms import ItemForm
 from ..keys import Original, key_item
 from ..meta import label_of, meta, pk_of
-from ..models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for, secret_fields
+from ..models import (
+    ADDITION,
+    CHANGE,
+    DELETION,
+    MISSING_LOG,
+    AdminLog,
+    is_missing_table,
+    object_key_for,
+    secret_fields,
+)
 from ..stored import full_clean, get_item, load, raw_of, remember_written, to_json
 from ..writes import (
     CANCELLED_BY_CONDITION,
@@ -193,6 +203,11 @@ class ChangeFormViews:
                 write_together(writes, actor=request.user.get_username(), updates=updates)
             except Cancelled as exc:
                 return None, report_cancelled(form, exc.failures)
+            except TransactWriteError as exc:
+                if not is_missing_table(exc):
+                    raise
+                form.add_error(None, MISSING_LOG % {"table": AdminLog.Meta.table_name})
+                return None, None
         for write in writes:  # only once the transaction has committed
             if write.action == DELETION:
                 AdminLog.forget(object_key_for(write.item))
