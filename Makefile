@@ -49,6 +49,7 @@ serve: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-logo
 
 ## test: lint, then every test on moto and on DynamoDB Local, browser tests and the many-host
 ## tests (PostgreSQL, Redis, two gunicorn hosts) included, spread over TEST_WORKERS processes

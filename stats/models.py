@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -30,6 +31,12 @@ def percentage(part: float, whole: float) -> float:
         return 0.0
     value = min(Decimal(100), Decimal(100) * Decimal(str(part)) / Decimal(str(whole)))
     return float(value.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def exact_sum(values: Iterable[float]) -> float:
+    """Add numbers as DynamoDB does (decimal, not binary floating point)."""
+    total = sum((Decimal(str(value)) for value in values), Decimal(0))
+    return float(total) if total != int(total) else int(total)
 
 
 def accuracy_of(questions_answered: float, questions_correct: float) -> float:
@@ -382,8 +389,6 @@ class UserStats(DynamoModel):
         is no session: the count and the streak stay. The caller writes it conditional on the
         version.
         """
-        from .history.models import exact_sum  # the history module imports this one
-
         after = cls(learner.username) if stored is None else cls.from_raw_data(stored.serialize())
         after.xp = exact_sum([after.xp or 0, xp])
         after.questions_answered = exact_sum([after.questions_answered or 0, questions])

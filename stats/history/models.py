@@ -25,7 +25,6 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -43,6 +42,7 @@ from dynamo.exceptions import ConflictError
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 from dynamo.validators import FieldErrors, length_between, number_between, one_of, whole_number
+from stats.models import exact_sum
 from users.models import validate_username
 
 # A correction is staff's XP adjustment with a reason: summed like a session, counted as none.
@@ -59,12 +59,6 @@ def session_id_for(started_at: datetime, suffix: str | None = None) -> str:
     """Return a time-ordered session id: the UTC start to the millisecond and a random suffix."""
     moment = started_at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return f"{moment}#{suffix or secrets.token_hex(4)}"
-
-
-def exact_sum(values: Iterable[float]) -> float:
-    """Add numbers as DynamoDB does (decimal, not binary floating point)."""
-    total = sum((Decimal(str(value)) for value in values), Decimal(0))
-    return float(total) if total != int(total) else int(total)
 
 
 class StartedMonthIndex(GlobalIndex):
