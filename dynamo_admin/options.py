@@ -42,6 +42,7 @@ from .views.change import ChangeFormViews
 from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
+from .views.transfer import TransferViews
 
 # Attributes a DynamoModel writes itself: shown, never edited.
 AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
@@ -219,7 +220,7 @@ class BaseDynamoAdmin:
 
 
 class DynamoModelAdmin(
-    ChangeListViews, ChangeFormViews, DeleteViews, HistoryViews, BaseDynamoAdmin
+    ChangeListViews, ChangeFormViews, DeleteViews, HistoryViews, TransferViews, BaseDynamoAdmin
 ):
     """Admin options for one DynamoDB model, with Django's option names and view hooks.
 
@@ -571,6 +572,8 @@ class DynamoModelAdmin(
         return [
             path("", wrap(self.changelist_view), name=f"{prefix}_changelist"),
             path("add/", wrap(self.add_view), name=f"{prefix}_add"),
+            path("export/", wrap(self.export_view), name=f"{prefix}_export"),
+            path("import/", wrap(self.import_view), name=f"{prefix}_import"),
             path("<path:object_id>/history/", wrap(self.history_view), name=f"{prefix}_history"),
             path("<path:object_id>/delete/", wrap(self.delete_view), name=f"{prefix}_delete"),
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{prefix}_change"),

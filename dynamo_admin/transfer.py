@@ -36,6 +36,7 @@ from .stored import from_json, full_clean, load, misfits_of, raw_of, to_json, to
 from .writes import write_with_history
 
 NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
+STATUSES = (NEW, CHANGED, UNCHANGED, REFUSED)
 FORMATS = ("csv", "jsonl")
 
 

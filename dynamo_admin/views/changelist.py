@@ -505,6 +505,8 @@ class ChangeListViews:
             "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
             "module_name": str(self.opts.verbose_name_plural),
             "has_add_permission": self.has_add_permission(request),
+            "has_import_permission": self.has_add_permission(request)
+            or self.has_change_permission(request),
             **(extra_context or {}),
         }
         request.current_app = self.admin_site.name
