@@ -29,11 +29,15 @@ system-deps:
 dynamodb-local: install system-deps
 	$(PY) -m dynamo.local install
 
-## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server;
-## ADDR's port is checked first (before any install), and SITE_URL follows ADDR. While it runs,
-## `manage.py <command>` in another terminal works on its data (var/dynamodb-local/running.env).
+## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server
+## and the scheduler; ADDR's port is checked first (before any install), and SITE_URL follows
+## ADDR. While it runs, `manage.py <command>` in another terminal works on its data
+## (var/dynamodb-local/running.env). The launcher is the package's; seeding, the staff login
+## and run_schedule are Skillboard's, given to it here (SEED_USERS=0: no demo data).
 run: address-free dynamodb-local .env
-	$(PY) -m dynamo.local serve $(ADDR) --users $(SEED_USERS)
+	$(PY) -m dynamo.local serve $(ADDR) \
+		$(if $(filter-out 0,$(SEED_USERS)),--then "seed --users $(SEED_USERS) --if-empty") \
+		--then "bootstrap_staff --url {site}/admin/" --beside run_schedule
 
 # The system Python: on a fresh clone the venv does not exist yet, and the check needs none.
 address-free:

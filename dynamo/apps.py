@@ -7,7 +7,6 @@ class DynamoConfig(AppConfig):
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
-        from . import jobs  # noqa: F401  (registers the bookkeeping table)
         from .conf import check_settings
         from .models import configure
 

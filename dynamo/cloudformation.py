@@ -112,7 +112,7 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
     return {
         "Type": "AWS::IAM::ManagedPolicy",
         "Properties": {
-            "Description": f"Skillboard's DynamoDB access to the {prefix}* tables",
+            "Description": f"The application's DynamoDB access to the {prefix}* tables",
             "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
             # Attached by the stack, so the hosts can use the tables once it is deployed.
             "Roles": [{"Ref": HOST_ROLE}],
@@ -140,7 +140,7 @@ def template(prefix: str | None = None) -> dict[str, Any]:
     }
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
-        "Description": f"Skillboard DynamoDB tables ({prefix}*) and the IAM policy to use them",
+        "Description": f"The DynamoDB tables {prefix}* and the IAM policy to use them",
         "Parameters": {
             HOST_ROLE: {
                 "Type": "String",

@@ -25,6 +25,7 @@ import errno
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -34,7 +35,7 @@ import tarfile
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -372,16 +373,25 @@ def recording(path: Path | None, variables: dict[str, str]) -> Iterator[None]:
                 path.unlink()
 
 
-def serve(addrport: str, users: int, running_file: Path | None = RUNNING_FILE) -> int:
-    """Start DynamoDB Local with data under var/, prepare everything, run server and scheduler.
+def serve(
+    addrport: str,
+    running_file: Path | None = RUNNING_FILE,
+    then: Sequence[str] = (),
+    beside: Sequence[str] = (),
+) -> int:
+    """Start DynamoDB Local with data under var/, migrate, create the tables, run the server.
 
-    The address is checked first: a taken port stops it before the engine, the seed or any
-    scheduled command has run.
+    `then` are the project's own manage.py command lines run once before the server (demo
+    data, a staff login), `beside` the ones run beside it and stopped with it (a scheduler);
+    `{site}` in either stands for the site's address. The address is checked first: a taken
+    port stops it before the engine or any command has run.
     """
     _stop_on_signals()
     host, port = check_address(addrport)
     # SITE_URL follows the address, unless set outright (a tunnel, a name on the network).
     site = os.environ.get("SITE_URL") or site_url(host, port)
+    then = [_command_line(line, site) for line in then]
+    beside = [_command_line(line, site) for line in beside]
     with running(data_dir=HOME / "data") as engine:
         variables = {"DYNAMODB_ENDPOINT": engine.endpoint, "SITE_URL": site}
         env = {**os.environ, **variables}
@@ -389,30 +399,35 @@ def serve(addrport: str, users: int, running_file: Path | None = RUNNING_FILE) -
         with recording(running_file, variables):
             _manage("migrate", "--no-input", "-v", "0", env=env)
             _manage("create_tables", env=env)
-            if users:  # the project's own `seed` command fills an empty engine with demo data
-                _manage("seed", "--users", str(users), "--if-empty", env=env)
-            _manage("bootstrap_staff", "--url", f"{site}/admin/", env=env)
+            for args in then:
+                _manage(*args, env=env)
             if running_file is not None:
                 print(f"Other terminals reach this data through {running_file}")
             # Each in its own process group, so one signal stops it and any child it has.
-            server = subprocess.Popen(
-                [sys.executable, str(BASE_DIR / "manage.py"), "runserver", addrport],
-                env=env,
-                start_new_session=True,
-            )
-            # The periodic commands of project/schedule.py, started and stopped with the server.
-            scheduler = subprocess.Popen(
-                [sys.executable, str(BASE_DIR / "manage.py"), "run_schedule"],
-                env=env,
-                start_new_session=True,
-            )
+            children = [
+                subprocess.Popen(
+                    [sys.executable, str(BASE_DIR / "manage.py"), *args],
+                    env=env,
+                    start_new_session=True,
+                )
+                for args in [["runserver", addrport], *beside]
+            ]
+            server = children[0]
             try:
                 return server.wait()
             except Stopped as stop:
                 return 0 if stop.signum == signal.SIGINT else 128 + stop.signum
             finally:
-                _stop_group(scheduler)
-                _stop_group(server)
+                for child in reversed(children):
+                    _stop_group(child)
+
+
+def _command_line(line: str, site: str) -> list[str]:
+    """Split a manage.py command line as a shell would, `{site}` replaced by the address."""
+    args = shlex.split(line.replace("{site}", site))
+    if not args:
+        raise EngineError("an empty command was given to run beside the server")
+    return args
 
 
 def _stop_group(process: subprocess.Popen) -> None:
@@ -467,10 +482,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dynamo.local", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("install", help="fetch DynamoDB Local into var/dynamodb-local")
-    serve_parser = commands.add_parser("serve", help="DynamoDB Local + tables + seed + server")
+    serve_parser = commands.add_parser("serve", help="DynamoDB Local + tables + the server")
     serve_parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
     serve_parser.add_argument(
-        "--users", type=int, default=0, help="run the project's `seed --users N` (0: no seed)"
+        "--then",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="a manage.py command line to run once before the server (repeatable; "
+        "{site} is the site's address), such as 'bootstrap_staff --url {site}/admin/'",
+    )
+    serve_parser.add_argument(
+        "--beside",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="a manage.py command line to run beside the server, stopped with it (repeatable)",
     )
     serve_parser.add_argument(
         "--running-file",
@@ -498,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
             check_address(args.addrport)
             return 0
         if args.command == "serve":
-            return serve(args.addrport, args.users, args.running_file)
+            return serve(args.addrport, args.running_file, args.then, args.beside)
         command = [a for a in args.argv if a != "--"] or [sys.executable, "-c", "pass"]
         data_dir = HOME / "data" if args.persist else None
         return run_with_engine(command, data_dir, args.running_file)

@@ -15,9 +15,9 @@ READ_OPERATIONS = frozenset(
 WRITE_OPERATIONS = frozenset(
     {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 )
-_START = "skillboard_meter_started"
-_TARGETS = "skillboard_meter_targets"
-_INSTRUMENTED = "skillboard_metered"  # set on a client's event emitter once it reports
+_START = "dynamo_meter_started"
+_TARGETS = "dynamo_meter_targets"
+_INSTRUMENTED = "dynamo_metered"  # set on a client's event emitter once it reports
 # What each item of a transaction asks IAM for: DynamoDB authorizes the items, not the call.
 TRANSACT_ITEM_ACTIONS = {
     "Put": "PutItem",
@@ -204,13 +204,11 @@ def instrument(client: Any) -> Any:
         return client
     # Every call reports what it consumed, whoever makes it (PynamoDB or a raw client call).
     events.register(
-        "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="skillboard-meter-ask"
+        "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="dynamo-meter-ask"
     )
-    events.register("before-call.dynamodb", _before_call, unique_id="skillboard-meter-before")
-    events.register("after-call.dynamodb", _after_call, unique_id="skillboard-meter-after")
-    events.register(
-        "after-call-error.dynamodb", _after_call_error, unique_id="skillboard-meter-error"
-    )
+    events.register("before-call.dynamodb", _before_call, unique_id="dynamo-meter-before")
+    events.register("after-call.dynamodb", _after_call, unique_id="dynamo-meter-after")
+    events.register("after-call-error.dynamodb", _after_call_error, unique_id="dynamo-meter-error")
     setattr(events, _INSTRUMENTED, True)
     return client
 

@@ -205,6 +205,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",  # failed admin logins: attempts in Django's database, shared by every host
     "dynamo",
+    "workers",  # the jobs table and run_schedule
     "catalog",
     "users",
     "stats",
@@ -457,12 +458,12 @@ LOGGING = {
     },
     "root": {"handlers": ["json" if LOG_FORMAT == "json" else "console"], "level": "WARNING"},
     "loggers": {
-        # The scheduler's and commands' one line per run.
+        # The scheduler's one line per run (the cache's warnings too).
         "skillboard": {"level": "INFO"},
-        # One line per request and per command; runserver already prints requests in
-        # development, and commands print their own summaries there.
+        # One line per request and per command (the package's `dynamo.command`); runserver
+        # already prints requests in development, and commands print their own summaries there.
         "skillboard.request": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
-        "skillboard.command": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
+        "dynamo.command": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"},
     },
 }
 if LOG_FORMAT == "json":

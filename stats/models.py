@@ -14,11 +14,11 @@ from django.utils.translation import gettext, ngettext
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.expressions.update import Action
 
-from dynamo import jobs
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 from dynamo.validators import FieldErrors, number_between, whole_number
 from users.models import User, validate_username
+from workers import jobs
 
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"

@@ -24,7 +24,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from catalog.models import Skill
-from dynamo import jobs, tables
+from dynamo import tables
 from dynamo.meter import metered
 from dynamo.models import configure
 from stats.boards import tiers
@@ -32,6 +32,7 @@ from stats.boards.ranking import count_higher, rank_sorted
 from stats.models import METRICS, UserStats
 from tests.conftest import SHARED_PREFIX, configure_endpoint, tables_of_its_own
 from users.models import PROFICIENCIES, User
+from workers import jobs
 
 CEILING_RCU = 50
 # Enough that counting everyone above the bottom learner (before tiers) breaks the ceiling.

@@ -9,7 +9,6 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from dynamo import jobs
 from dynamo.models import utcnow
 from stats.history.models import StudySession, session_id_for
 from stats.history.recording import record_session, write_session
@@ -17,6 +16,7 @@ from stats.models import UserStats
 from tests import moto_atomic
 from tests.helpers import learners_for, run_together
 from users.models import User
+from workers import jobs
 
 atomic_writes = moto_atomic.atomic_writes  # moto applies each write atomically
 

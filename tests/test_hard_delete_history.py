@@ -11,7 +11,6 @@ from django.core.management import call_command
 
 from dynamo.batch import batch_put
 from dynamo.exceptions import ConflictError
-from dynamo.jobs import Job
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
 from stats.history.models import SessionKey, StudyDay, StudySession, session_id_for
@@ -20,6 +19,7 @@ from stats.models import UserStats, changes_job_name, leaderboard_partition_for
 from tests import moto_atomic
 from tests.helpers import joined_long_ago
 from users.models import User
+from workers.jobs import Job
 
 atomic_writes = moto_atomic.atomic_writes
 ALICE_DELETE = "/admin/users/user/alice/delete/"

@@ -9,12 +9,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from dynamo import jobs
 from dynamo.batch import batch_put
 from dynamo.models import client_for
 from stats.models import UserStats, leaderboard_partition_for
 from stats.reminders import sending
 from users.models import User
+from workers import jobs
 
 
 def user_stats_keys() -> list[str]:

@@ -183,6 +183,15 @@ def test_the_site_url_follows_the_address(host, url):
     assert local.site_url(host, 8147) == url
 
 
+def test_the_commands_given_to_serve_are_split_with_the_site_in_them():
+    line = "bootstrap_staff --url {site}/admin/ --username 'the staff'"
+
+    assert local._command_line(line, "http://127.0.0.1:8147") == [
+        *("bootstrap_staff", "--url", "http://127.0.0.1:8147/admin/"),
+        *("--username", "the staff"),
+    ]
+
+
 def test_a_free_port_passes_the_check():
     port = local.free_port()
 
@@ -200,7 +209,8 @@ def test_a_taken_port_stops_serve_within_seconds_before_the_engine_starts(tmp_pa
         result = subprocess.run(
             [
                 *(sys.executable, "-m", "dynamo.local", "serve", f"127.0.0.1:{port}"),
-                *("--users", "1", "--running-file", str(running_file)),
+                *("--then", "seed --users 1", "--beside", "run_schedule"),
+                *("--running-file", str(running_file)),
             ],
             cwd=BASE_DIR,
             capture_output=True,

@@ -83,11 +83,11 @@ def test_a_trusted_proxy_in_a_cidr_block_keeps_its_request_id(client, caplog, se
 
 
 def test_a_command_logs_its_dynamodb_summary(dynamo, caplog):
-    caplog.set_level(logging.INFO, logger="skillboard.command")
+    caplog.set_level(logging.INFO, logger="dynamo.command")
 
     call_command("create_tables", "--check", stdout=open("/dev/null", "w"))  # noqa: SIM115
 
-    (record,) = records(caplog, "skillboard.command")
+    (record,) = records(caplog, "dynamo.command")
     line = json.loads(JsonFormatter().format(record))
     assert line["command"] == "create_tables"
     assert line["dynamodb_calls"] > 0

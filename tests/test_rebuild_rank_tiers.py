@@ -13,7 +13,6 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from dynamo import jobs
 from dynamo.batch import batch_put
 from stats.boards import tiers
 from stats.boards.ranking import rank_of, rank_sorted
@@ -22,6 +21,7 @@ from tests import moto_atomic
 from tests.conftest import SHARED_PREFIX
 from tests.helpers import learners_for, run_together
 from tests.test_leaderboard_ranking import make_stats
+from workers import jobs
 
 atomic_writes = moto_atomic.atomic_writes
 

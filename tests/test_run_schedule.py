@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.core.management import CommandError, call_command
 
-from dynamo.management.commands.run_schedule import Scheduler
 from dynamo.models import utcnow
 from project import schedule
 from users.models import User
+from workers.management.commands.run_schedule import Scheduler
 
 
 class FakeClock:

@@ -17,10 +17,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import CATEGORIES, Skill
-from dynamo import jobs
 from stats.models import UserStats, accuracy_of, efficiency_of, reminder_bucket
 from tests.helpers import empty_all_tables, snapshot
 from users.models import PROFICIENCIES, User, UserSkill
+from workers import jobs
 
 NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.models import Skill
-from dynamo import jobs, meter, models
+from dynamo import meter, models
 from dynamo.batch import batch_put
 from users.models import User, UserSkill
+from workers import jobs
 
 
 @pytest.fixture

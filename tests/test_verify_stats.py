@@ -9,12 +9,12 @@ from botocore.exceptions import EndpointConnectionError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from dynamo import jobs
 from dynamo_admin.models import AdminLog
 from stats.history.models import DayTotals, StudyDay, Totals, history_of
 from stats.history.recording import record_correction, record_session
 from stats.models import UserStats
 from users.models import User
+from workers import jobs
 
 
 def verify(*args: str) -> str:

@@ -27,8 +27,8 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
 )
 
-from .exceptions import ConflictError
-from .models import DynamoMeta, DynamoModel, utcnow
+from dynamo.exceptions import ConflictError
+from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 WATERMARK_ROUNDS = 5
 
@@ -36,7 +36,7 @@ WATERMARK_ROUNDS = 5
 class Job(DynamoModel):
     """One named piece of bookkeeping: a watermark, a checkpoint or a marker."""
 
-    app_label = "dynamo"
+    app_label = "workers"
     model_name = "job"
     verbose_name = "job"
 

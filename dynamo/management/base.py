@@ -13,7 +13,7 @@ from .. import meter
 from ..exceptions import ConflictError, EngineUnavailable, describe
 from ..models import patient
 
-command_logger = logging.getLogger("skillboard.command")
+command_logger = logging.getLogger("dynamo.command")
 
 
 def _log_summary(command: BaseCommand, command_meter: meter.Meter) -> None:

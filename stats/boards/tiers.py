@@ -28,10 +28,10 @@ from typing import Any
 
 from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
 
-from dynamo import jobs
 from dynamo.batch import batch_delete, batch_put, get_together
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 from stats.models import METRICS, UserStats, changes_job_name, leaderboard_partitions
+from workers import jobs
 
 # Learners per tier: the COUNT inside a tier reads fewer than this many index items (about
 # 270 bytes each, so under 4 RCU), which keeps a rank within 10 RCU even on eight shards.

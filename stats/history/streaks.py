@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from dynamo import jobs
 from stats.models import UserStats
+from workers import jobs
 
 JOB = "expire_streaks"
 # No write stores an expiry that has passed (a session whose streak has broken since stores

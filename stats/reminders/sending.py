@@ -14,7 +14,7 @@ the hour of `now`, and for each reminder due at or before `now`:
    MAX_ATTEMPTS it moves on to the next day).
 
 The watermark is the earliest hour bucket that may still hold a due reminder. It lives in the
-jobs table (`dynamo.jobs`, job `send_reminders`): the claims and the watermark then live in
+jobs table (`workers.jobs`, job `send_reminders`): the claims and the watermark then live in
 one engine with one consistency model, across every host that runs the worker, with no SQL
 database to share. A watermark an earlier release kept in the user-stats table (under the
 key `#send_reminders`) is moved there on the first run. A run moves it forward only to the
@@ -35,9 +35,9 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.urls import reverse
 
-from dynamo import jobs
 from stats.models import BUCKET_FORMAT, UserStats, forget_legacy_item, legacy_item, reminder_bucket
 from users.models import User
+from workers import jobs
 
 JOB = "send_reminders"
 LEGACY_WATERMARK_KEY = "#send_reminders"

@@ -10,7 +10,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from dynamo import jobs
 from dynamo.management.base import DynamoCommand
 from dynamo.models import client_for
 from stats.models import (
@@ -19,6 +18,7 @@ from stats.models import (
     leaderboard_partition_for,
     legacy_item,
 )
+from workers import jobs
 
 JOB = "reshard_leaderboard"
 LEGACY_CHECKPOINT_KEY = "#reshard_leaderboard"

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from dynamo import jobs, tables
+from dynamo import tables
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
 from dynamo.parallel import add_threads_argument, run_parallel
@@ -14,6 +14,7 @@ from dynamo_admin.models import CHANGE, AdminLog
 from stats.history.models import DayTotals, StudyDay, Totals, history_of
 from stats.history.verify import Check, day_drift, drift_of
 from stats.models import UserStats
+from workers import jobs
 
 JOB = "verify_stats"
 ACTOR = "verify_stats"  # the History entries' author: the command, not a staff member

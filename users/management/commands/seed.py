@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from django.core.management.base import CommandError
 
 from catalog.demo import demo_skills
-from dynamo import jobs
 from dynamo.batch import BATCH_SIZE, prepare_new, put_request
 from dynamo.management.base import DynamoCommand
 from dynamo.management.progress import Progress
@@ -17,6 +16,7 @@ from dynamo.models import DynamoModel, utcnow
 from dynamo.parallel import Batch, add_threads_argument, write_batches
 from users.demo import SIGN_UP_SPAN, DemoLearners
 from users.models import User
+from workers import jobs
 
 DEFAULT_SEED = 42
 JOB = "seed"

@@ -8,12 +8,12 @@ from contextlib import suppress
 from django.core.management.base import CommandError
 
 from catalog.models import REMOVE, SYNC, Skill
-from dynamo import jobs
 from dynamo.batch import BATCH_SIZE, delete_request, in_chunks
 from dynamo.exceptions import ConflictError
 from dynamo.management.base import DynamoCommand
 from dynamo.parallel import add_threads_argument, write_batches
 from users.models import UserSkill
+from workers import jobs
 
 REPORT_EVERY = 5000  # copies between two progress lines
 # A skill's lease: far longer than a rewrite takes (41 s for 34,540 copies); a killed run's
