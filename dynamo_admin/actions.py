@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.admin import action
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -11,6 +13,8 @@ from django.utils.translation import gettext_lazy
 
 from dynamo.exceptions import StaleVersion
 
+from .display import display
+from .forms import SHOWN_FIELD, VERSION_FIELD, initial_for
 from .keys import object_id
 from .meta import label_of, meta, version_of
 
@@ -79,3 +83,118 @@ def delete_selected(model_admin, request, items):
     return TemplateResponse(
         request, model_admin.templates("delete_selected_confirmation.html"), context
     )
+
+
+@action(
+    permissions=["change"],
+    description=gettext_lazy("Change a field of the selected %(verbose_name_plural)s"),
+)
+def change_field(model_admin, request, items):
+    """Set one attribute to one value on the selected items: choose, preview, then confirm.
+
+    Each item is saved as its change page saves it (its form field checks the value, the
+    admin's hooks and the model's rules run, one conditional write with its history entry),
+    on the version or the values the preview showed: an item changed since is not written.
+    """
+    editable = changeable_fields(model_admin, request, items)
+    name = request.POST.get("field", "")
+    step = request.POST.get("step", "")
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": _("Change a field of the selected %(name)s")
+        % {"name": model_admin.opts.verbose_name_plural},
+        "subtitle": None,
+        "opts": model_admin.opts,
+        "selected": [object_id(item) for item in items],
+        "fields": [(n, model_admin.label_for(n)) for n in editable],
+        "field": name,
+        "action_name": "change_field",
+    }
+    if name in editable and step in ("preview", "confirm"):
+        form_class = model_admin.get_form(request, items[0], change=True, fields=[name])
+        value_form = form_class(request.POST, prefix="value")
+        if value_form.is_valid():
+            if step == "confirm":
+                return confirm_change(model_admin, request, items, name, value_form)
+            context["rows"] = [
+                {
+                    "item": label_of(item),
+                    "object_id": object_id(item),
+                    "old": display(
+                        model_admin.value_for(item, name), model_admin.get_empty_value_display()
+                    ),
+                    "state": json.dumps(
+                        {
+                            "version": version_of(item),
+                            "shown": initial_for(item, [name])[SHOWN_FIELD],
+                        }
+                    ),
+                }
+                for item in items
+            ]
+            context["new"] = display(
+                value_form.cleaned_data.get(name), model_admin.get_empty_value_display()
+            )
+        context["value_form"] = value_form
+    elif name in editable:
+        form_class = model_admin.get_form(request, items[0], change=True, fields=[name])
+        context["value_form"] = form_class(prefix="value")
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(request, model_admin.templates("change_field.html"), context)
+
+
+def changeable_fields(model_admin, request, items) -> list[str]:
+    """Return the attributes the change page lets this user edit on the first selected item."""
+    item = items[0]
+    readonly = set(model_admin.get_readonly_fields(request, item))
+    return [n for n in model_admin.get_fields(request, item) if n not in readonly]
+
+
+def confirm_change(model_admin, request, items, name: str, value_form):
+    """Save each item with the new value, as its change page would; report what was refused."""
+    states = dict(
+        zip(request.POST.getlist("_selected_action"), request.POST.getlist("_state"), strict=False)
+    )
+    changed, unchanged, refused = 0, 0, []
+    raw_value = {
+        key: value for key, value in request.POST.items() if key.startswith(f"value-{name}")
+    }
+    for item in items:
+        try:
+            state = json.loads(states.get(object_id(item), ""))
+        except ValueError:
+            refused.append(
+                _("%(item)s: the page did not say what it showed") % {"item": label_of(item)}
+            )
+            continue
+        data = {
+            **{key.removeprefix("value-"): v for key, v in raw_value.items()},
+            VERSION_FIELD: "" if state.get("version") is None else str(state["version"]),
+            SHOWN_FIELD: state.get("shown", ""),
+        }
+        form_class = model_admin.get_form(request, item, change=True, fields=[name])
+        form = form_class(data, item=item)
+        if not form.is_valid():
+            refused.append(
+                f"{label_of(item)}: {' '.join(form.errors.get(name, form.non_field_errors()))}"
+            )
+            continue
+        saved, _stale = model_admin.save_forms(request, form, item, [])
+        if saved is None:
+            problems = form.non_field_errors() or [
+                e for errors in form.errors.values() for e in errors
+            ]
+            refused.append(f"{label_of(item)}: {problems[0] if problems else _('not saved')}")
+        elif form.changes:
+            changed += 1
+        else:
+            unchanged += 1
+    model_admin.message_user(
+        request,
+        _("Changed %(changed)s, unchanged %(unchanged)s, refused %(refused)s.")
+        % {"changed": changed, "unchanged": unchanged, "refused": len(refused)},
+        messages.SUCCESS if not refused else messages.WARNING,
+    )
+    for problem in refused:
+        model_admin.message_user(request, problem, messages.ERROR)
+    return None

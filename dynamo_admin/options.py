@@ -60,6 +60,13 @@ def automatic_fields(model) -> list[str]:
     return names
 
 
+# The actions every model admin has, as Django's site gives delete_selected to every one.
+BUILTIN_ACTIONS = {
+    "delete_selected": builtin_actions.delete_selected,
+    "change_field": builtin_actions.change_field,
+}
+
+
 def not_editable(model) -> list[str]:
     """Return the attributes no form edits safely: shown read-only, never rewritten."""
     return [name for name, a in model.get_attributes().items() if not is_editable(a)]
@@ -317,10 +324,10 @@ class DynamoModelAdmin(
     def get_actions(self, request) -> dict[str, tuple[Callable, str, str]]:
         """Return the actions this user may run: name -> (function, name, description)."""
         chosen: dict[str, tuple[Callable, str, str]] = {}
-        for entry in ["delete_selected", *self.actions]:
+        for entry in [*BUILTIN_ACTIONS, *self.actions]:
             function = getattr(type(self), entry, None) if isinstance(entry, str) else entry
-            if entry == "delete_selected":
-                function = builtin_actions.delete_selected
+            if entry in BUILTIN_ACTIONS:
+                function = BUILTIN_ACTIONS[entry]
             name = entry if isinstance(entry, str) else entry.__name__
             allowed = getattr(function, "allowed_permissions", ())
             if all(getattr(self, f"has_{p}_permission")(request) for p in allowed):
@@ -337,7 +344,7 @@ class DynamoModelAdmin(
 
     def get_all_action_names(self) -> set[str]:
         """Return every action's name, whether or not this user may run it."""
-        names = {"delete_selected"}
+        names = set(BUILTIN_ACTIONS)
         return names | {a if isinstance(a, str) else a.__name__ for a in self.actions}
 
     # --- Django's hooks for the add, change and delete views -------------------------------
