@@ -16,6 +16,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django import forms
@@ -32,7 +33,7 @@ from dynamo.models import DynamoModel
 from .display import display, plain
 from .meta import meta, pk_of
 from .models import ADDITION, CHANGE, AdminLog
-from .stored import from_json, full_clean, load, misfits_of, raw_of, to_json, tolerant
+from .stored import from_json, full_clean, load, misfits_of, raw_of, to_json
 from .writes import write_with_history
 
 NEW, CHANGED, UNCHANGED, REFUSED = "new", "changed", "unchanged", "refused"
@@ -41,9 +42,9 @@ FORMATS = ("csv", "jsonl")
 
 
 # --- out ----------------------------------------------------------------------------------
-def jsonl_line(item: Model) -> str:
-    """Return an item as one line of DynamoDB JSON, exactly as stored (sorted attributes)."""
-    return json.dumps(to_json(raw_of(item)), sort_keys=True, ensure_ascii=False)
+def jsonl_line(raw: dict[str, Any]) -> str:
+    """Return a stored item as one line of DynamoDB JSON, exactly as stored (sorted names)."""
+    return json.dumps(to_json(raw), sort_keys=True, ensure_ascii=False)
 
 
 def csv_lines(rows: Iterable[list[str]]) -> Iterator[str]:
@@ -77,10 +78,33 @@ def csv_cells(admin, item: Model, names: list[Any]) -> list[str]:
     return [display(admin.value_for(item, name), "") if name else empty for name in names]
 
 
-def scan_items(model: type[Model], page_size: int = 500, condition=None) -> Iterator[Model]:
-    """Return every item of a model's table, one Scan page at a time (for commands)."""
-    results = model.scan(filter_condition=condition, page_size=page_size)
-    return (item for item in tolerant(results, model) if item is not None)
+def scan_raw(model: type[Model], condition=None) -> Iterator[dict[str, Any]]:
+    """Yield the model's items as stored, one Scan page (1 MB) at a time, for commands.
+
+    Raw, as DynamoDB JSON: an export of whole items needs no model instance. On a table
+    shared by several classes (a discriminator), only the model's own items come out.
+    """
+    client = meter.instrument(model._get_connection().connection.client)
+    request: dict[str, Any] = {"TableName": model.Meta.table_name}
+    if condition is not None:
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        request["FilterExpression"] = condition.serialize(names, values)
+        request["ExpressionAttributeNames"] = {v: k for k, v in names.items()}
+        request["ExpressionAttributeValues"] = values
+    own = model._get_discriminator_attribute() is not None
+    for page in client.get_paginator("scan").paginate(**request):
+        for raw in page["Items"]:
+            if own:
+                stored_class = model._get_discriminator_class(raw)
+                if stored_class is not None and not issubclass(stored_class, model):
+                    continue
+            yield raw
+
+
+def scan_items(model: type[Model], condition=None) -> Iterator[Model]:
+    """Return every item of a model's table as the admin reads it (for a CSV export)."""
+    return (item for item in map(partial(load, model), scan_raw(model, condition)) if item)
 
 
 # --- in -----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
 from .. import transfer
-from ..stored import to_json
+from ..stored import raw_of, to_json
 from .changelist import BadQuery
 
 # An export reads this many items a call once past the listing's first page.
@@ -64,7 +64,7 @@ class TransferViews:
         """Yield the export's lines, reading the listing's read one page at a time."""
         items = self.export_items(cl)
         if kind == "jsonl":
-            return (transfer.jsonl_line(item) + "\n" for item in items)
+            return (transfer.jsonl_line(raw_of(item)) + "\n" for item in items)
         names, header = transfer.export_columns(self)
         rows = (transfer.csv_cells(self, item, names) for item in items)
         return transfer.csv_lines(_with_header(header, rows))

@@ -18,6 +18,7 @@ from dynamo_admin.transfer import (
     jsonl_line,
     model_admin_named,
     scan_items,
+    scan_raw,
 )
 
 
@@ -45,11 +46,11 @@ class Command(DynamoCommand):
             raise CommandError(f"No model {options['model']!r} is registered in the admin.")
         model = model_admin.model
         condition = self.condition(model, options["where"])
-        items = scan_items(model, condition=condition)
         if options["format"] == "jsonl":
-            lines = (jsonl_line(item) + "\n" for item in items)
+            lines = (jsonl_line(raw) + "\n" for raw in scan_raw(model, condition))
         else:
             names, header = export_columns(model_admin)
+            items = scan_items(model, condition)
             rows = (csv_cells(model_admin, item, names) for item in items)
             lines = csv_lines(chain([header], rows))
         if options["output"]:
