@@ -250,8 +250,8 @@ TEMPLATES = [
     },
 ]
 
-# Django's form renderer, rendering each blank widget (an inline's extra and empty rows) once.
-FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
+# Django's form renderer (a project may name its own).
+FORM_RENDERER = env.str("FORM_RENDERER", default="django.forms.renderers.DjangoTemplates")
 
 DATABASES = {
     "default": setting(

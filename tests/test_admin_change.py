@@ -10,10 +10,8 @@ import threading
 import pytest
 
 from catalog.models import CATEGORIES, Skill
-from dynamo_admin import renderers
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
-from dynamo_admin.tests.pages import with_each_renderer
 from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.test_fuzz import form_fields
@@ -147,20 +145,6 @@ def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
     # Totals are the study history's sums: shown, never an input.
     assert 'name="userstats-0-xp"' not in page and "120" in page
     assert f"{calls(response)} DynamoDB calls" in page
-
-
-def test_a_learners_page_keeps_its_blank_widgets_and_is_the_html_djangos_renderer_gives(
-    admin_client_, alice, settings, monkeypatch
-):
-    monkeypatch.setattr(renderers, "_kept", type(renderers._kept)())
-
-    djangos, first, again = with_each_renderer(
-        admin_client_, "/admin/users/user/alice/change/", settings
-    )
-
-    # The skills' blank row and the empty row inlines.js copies: rendered once, kept.
-    assert 'id="userskill-empty"' in first and renderers._kept
-    assert first == again == djangos
 
 
 def inline_post(**overrides) -> dict[str, str]:

@@ -51,8 +51,6 @@ TEMPLATES = [
     },
 ]
 
-# Django's form renderer, rendering each blank widget (an inline's extra and empty rows) once.
-FORM_RENDERER = "dynamo_admin.renderers.DjangoTemplates"
 
 # Django's own tables (users, sessions, permissions) stay in SQL; the library is in DynamoDB.
 DATABASES = {
