@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -46,3 +47,18 @@ def stored(engine: local.Engine, table: str, **key) -> dict | None:
     """Return an item as DynamoDB holds it (GetItem, typed JSON), or None."""
     typed = {name: ({"N": str(v)} if isinstance(v, int) else {"S": v}) for name, v in key.items()}
     return engine.client.get_item(TableName=table, Key=typed, ConsistentRead=True).get("Item")
+
+
+def canonical(items: list[dict]) -> list[str]:
+    """Return items as sorted JSON texts, each set's members sorted: two scans compare equal."""
+
+    def sort_sets(value):
+        if isinstance(value, dict):
+            return {
+                k: sorted(v) if k in ("SS", "NS", "BS") else sort_sets(v) for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [sort_sets(v) for v in value]
+        return value
+
+    return sorted(json.dumps(sort_sets(item), sort_keys=True, default=str) for item in items)

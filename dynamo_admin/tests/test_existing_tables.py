@@ -9,9 +9,11 @@ version or timestamp is added, an absent boolean stays absent.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from io import StringIO
 
 import pytest
 from django.contrib.auth.models import User as StaffUser
+from django.core.management import call_command
 from django.test import Client
 
 from dynamo import local, tables
@@ -19,7 +21,7 @@ from dynamo.models import configure
 from dynamo_admin.checks import check_log_table
 from dynamo_admin.models import AdminLog
 
-from .engines import empty, local_engine, point, stored
+from .engines import canonical, empty, local_engine, point, stored
 from .pages import form_fields
 from .samples import models as samples
 
@@ -319,3 +321,25 @@ def test_a_missing_log_table_is_named_by_check_and_by_the_pages(staff, tables_re
     assert saved.status_code == 200 and "create_tables" in saved.content.decode()
     assert stored(tables_ready, "ProductCatalog", Id=101)["Title"] == {"S": "Book 101 Title"}
     assert check_log_table(databases=["default"]) == []
+
+
+def test_export_then_import_gives_the_same_items_undeclared_attributes_too(tables_ready, tmp_path):
+    before = tables_ready.client.scan(TableName="ProductCatalog")["Items"]
+    path = tmp_path / "products.jsonl"
+    call_command("export_items", "samples.ProductCatalog", "-o", str(path), stdout=StringIO())
+    empty(tables_ready, "ProductCatalog")
+
+    call_command("import_items", "samples.ProductCatalog", str(path), stdout=StringIO())
+
+    after = tables_ready.client.scan(TableName="ProductCatalog")["Items"]
+    assert canonical(after) == canonical(before)
+
+
+def test_a_csv_import_changes_one_attribute_and_keeps_the_rest(tables_ready, tmp_path):
+    before = stored(tables_ready, "ProductCatalog", Id=201)
+    path = tmp_path / "prices.csv"
+    path.write_text("id,price\n201,150\n")
+
+    call_command("import_items", "samples.ProductCatalog", str(path), stdout=StringIO())
+
+    assert stored(tables_ready, "ProductCatalog", Id=201) == {**before, "Price": {"N": "150"}}
