@@ -39,7 +39,10 @@ def load(model: type[Model], raw: dict[str, Any]) -> Model | None:
     An attribute whose stored value the model cannot read is left unset and kept in the
     item's misfits ({name: stored value}); the raw item is kept as `_stored`.
     """
-    stored_class = model._get_discriminator_class(raw)
+    try:
+        stored_class = model._get_discriminator_class(raw)
+    except (TypeError, ValueError):
+        return None  # a discriminator no class of the model's declares
     if stored_class is not None and not issubclass(stored_class, model):
         return None  # another class's item on a shared table
     try:

@@ -206,3 +206,15 @@ def test_a_defaulted_list_is_not_required_on_the_add_page(staff, engine):
     assert response.status_code == 302
     item = raw(engine, "Startups", {"hashKey": {"S": "STARTUP#2"}})
     assert item["startupName"] == {"S": "Beta"}
+
+
+def test_an_item_of_a_class_no_model_declares_is_skipped(staff, engine):
+    engine.client.put_item(
+        TableName="Entries",
+        Item={"PK": {"S": "SITE#1"}, "SK": {"S": "FUSE#1"}, "kind": {"S": "Fuse"}},
+    )
+
+    response = staff.get(CIRCUIT)
+
+    assert response.status_code == 200
+    assert "CIRCUIT#1" in response.content.decode() and "FUSE#1" not in response.content.decode()
