@@ -59,7 +59,9 @@ lint: install
 ## tests (PostgreSQL, Redis, two gunicorn hosts) included, spread over TEST_WORKERS processes
 ## (one file to a process); then dynamo_admin's own tests on
 ## their own settings (no Skillboard app installed); then bin/test-package: the wheel alone in
-## a fresh venv, its tests and the example project (examples/library) run against it.
+## one venv per Django version it supports (5.2 on Python 3.11, 6.0 and 6.1 on pyenv's 3.12;
+## cached under var/package-venvs), its tests and the example project (examples/library) run
+## against it on each, side by side.
 test: dynamodb-local lint
 	bin/install-system-deps --browser --servers
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
