@@ -9,6 +9,7 @@ does not fit read-only, so a model written from a sample never rewrites what it 
 
 from __future__ import annotations
 
+import json
 import keyword
 import re
 from collections import Counter
@@ -73,7 +74,9 @@ class Attribute:
         if (self.null or self.kind == "NULL") and not in_index:
             options.append("null=True")
         if self.python != self.stored:
-            options.append(f"attr_name={self.stored!r}")
+            options.append(f"attr_name={_string(self.stored)}")
+        if self.kind in ("B", "BS"):  # the bytes as stored, not base64 inside them (PynamoDB 5)
+            options.append("legacy_encoding=False")
         line = f"{self.python} = {ATTRIBUTE_CLASSES[self.kind]}({', '.join(options)})"
         if len(self.seen) > 1 and not in_index:
             return f"# stored types disagree: {_counts(self.seen)}\n{line}"
@@ -83,7 +86,7 @@ class Attribute:
 def _counts(seen: Counter) -> str:
     """Return "N in 3 items, S in 1": each stored type and how many sampled items hold it."""
     (first, n), *others = seen.most_common()
-    return ", ".join([f"{first} in {_count(n, 'item')}", *(f"{k} in {m}" for k, m in others)])
+    return ", ".join([f"{first} in {count(n, 'item')}", *(f"{k} in {m}" for k, m in others)])
 
 
 def class_name(table_name: str, taken: set[str]) -> str:
@@ -105,6 +108,17 @@ def python_name(stored: str, taken: set[str]) -> str:
     if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED:
         name = f"{name}_"
     return _unused(name, taken)
+
+
+def _string(value: str) -> str:
+    """Return a string literal in double quotes, as ruff format writes one."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _tuple(values: list[str]) -> str:
+    """Return a tuple literal of strings, as ruff format writes one."""
+    inside = ", ".join(_string(value) for value in values)
+    return f"({inside},)" if len(values) == 1 else f"({inside})"
 
 
 def _unused(name: str, taken: set[str]) -> str:
@@ -193,7 +207,8 @@ def _projection(index: dict[str, Any]) -> str:
     projection = index.get("Projection", {})
     kind = projection.get("ProjectionType", "ALL")
     if kind == "INCLUDE":
-        return f"IncludeProjection({sorted(projection.get('NonKeyAttributes', []))!r})"
+        names = ", ".join(_string(name) for name in sorted(projection["NonKeyAttributes"]))
+        return f"IncludeProjection([{names}])"
     return f"{PROJECTIONS[kind]}()"
 
 
@@ -215,7 +230,7 @@ def _index_source(inspected: Inspected, index_class: str, index: dict, kind: str
         f'{index.get("Projection", {}).get("ProjectionType", "ALL")}."""',
         "",
         "    class Meta:",
-        f"        index_name = {index['IndexName']!r}",
+        f"        index_name = {_string(index['IndexName'])}",
         f"        projection = {_projection(index)}",
         *_capacity_lines(index, "        "),
         "",
@@ -239,14 +254,14 @@ def _model_source(inspected: Inspected, endpoint: str | None, region: str | None
     billing = (table.get("BillingModeSummary") or {}).get("BillingMode")
     lines = [
         f"class {inspected.class_name}(Model):",
-        f'    """The {sampled.name} table ({_count(len(sampled.items), "item")} sampled)."""',
+        f'    """The {sampled.name} table ({count(len(sampled.items), "item")} sampled)."""',
         "",
         "    class Meta:",
-        f"        table_name = {sampled.name!r}",
+        f"        table_name = {_string(sampled.name)}",
         "        # Where the table is: set host for DynamoDB Local or another endpoint, and",
         "        # the region (PynamoDB's default is us-east-1).",
-        f"        # host = {endpoint or 'http://127.0.0.1:8000'!r}",
-        f"        # region = {region or 'us-east-1'!r}",
+        f"        # host = {_string(endpoint or 'http://127.0.0.1:8000')}",
+        f"        # region = {_string(region or 'us-east-1')}",
     ]
     if billing == "PAY_PER_REQUEST":
         lines.append('        billing_mode = "PAY_PER_REQUEST"')
@@ -261,7 +276,8 @@ def _model_source(inspected: Inspected, endpoint: str | None, region: str | None
     return lines
 
 
-def _count(n: int, noun: str) -> str:
+def count(n: int, noun: str) -> str:
+    """Return "1 item" or "3 items"."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
@@ -312,13 +328,13 @@ def admin_source(inspected: list[Inspected], models_module: str = ".models") -> 
         "",
     ]
     for one in inspected:
-        keys = ", ".join(f"{k.python!r}" for k in one.keys)
+        keys = _tuple([k.python for k in one.keys])
         lines += [
             "",
             f"@register({one.class_name})",
             f"class {one.class_name}Admin(ModelAdmin):",
-            f"    list_display = ({keys},)",
-            f"    search_fields = ({'=' + one.keys[0].python!r},)",
+            f"    list_display = {keys}",
+            f"    search_fields = {_tuple(['=' + one.keys[0].python])}",
             "",
         ]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -12,7 +12,7 @@ from dynamo import meter
 from dynamo.conf import dynamo_settings
 from dynamo.management.base import DynamoCommand
 from dynamo.models import is_local_endpoint, timeouts
-from dynamo_admin.inspection import Sampled, admin_source, inspect, models_source
+from dynamo_admin.inspection import Sampled, admin_source, count, inspect, models_source
 
 DEFAULT_SAMPLE = 100
 
@@ -64,8 +64,9 @@ class Command(DynamoCommand):
         items = sum(len(one.items) for one in sampled)
         capacity = sum(one.capacity for one in sampled)
         self.stdout.write(
-            f"\n# Sampled {items} item(s) of {len(sampled)} table(s) with at most {sample} "
-            f"each: {capacity:g} read capacity units (Scan, ReturnConsumedCapacity)."
+            f"\n\n# Read {count(items, 'item')} of {count(len(sampled), 'table')} (at most "
+            f"{sample} a table) for {capacity:g} read capacity units,\n"
+            "# as each Scan's ReturnConsumedCapacity gave them."
         )
 
     def client(self, endpoint: str | None, region: str) -> Any:
