@@ -39,7 +39,6 @@ def plan(users: int) -> list[tuple[str, list[str]]]:
         ("Reminders", ["reminders.py", "--users", str(users)]),
         ("Seeding", ["seed.py", "--users", str(min(users, 10_000))]),
         ("A learner's page", ["learner_page.py", "--users", str(users)]),
-        ("The admin's caches on and off", ["caches.py", "--users", "1000"]),
         ("Exporting learners", ["export_items.py", "--users", str(users)]),
     ]
     for script, title in (("search.py", "Talent search"), ("rename.py", "Renaming a skill")):

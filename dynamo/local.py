@@ -379,7 +379,7 @@ def serve(
     then: Sequence[str] = (),
     beside: Sequence[str] = (),
 ) -> int:
-    """Start DynamoDB Local with data under var/, migrate, create the tables, run the server.
+    """Start DynamoDB Local with data under var/, create the tables, migrate, run the server.
 
     `then` are the project's own manage.py command lines run once before the server (demo
     data, a staff login), `beside` the ones run beside it and stopped with it (a scheduler);
@@ -397,8 +397,9 @@ def serve(
         env = {**os.environ, **variables}
         print(f"DynamoDB ({engine.kind}) is listening on {engine.endpoint}")
         with recording(running_file, variables):
-            _manage("migrate", "--no-input", "-v", "0", env=env)
+            # The tables first: migrate's checks look for the admin's log table.
             _manage("create_tables", env=env)
+            _manage("migrate", "--no-input", "-v", "0", env=env)
             for args in then:
                 _manage(*args, env=env)
             if running_file is not None:
