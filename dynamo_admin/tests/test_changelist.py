@@ -74,3 +74,10 @@ def test_the_genre_filter_is_one_query_on_its_index_in_title_order(librarian, st
 
     assert listed(response) == ["A1,isbn-1", "A1,isbn-3"]  # Atlas 1, Atlas 3
     assert response.wsgi_request.dynamo_meter.count_of("Query") == calls(response) == 1
+
+
+def test_the_search_help_says_in_words_what_a_search_finds(librarian, fiction):
+    page = librarian.get("/admin/library/book/").content.decode()
+
+    assert "Finds by the exact shelf or the start of the isbn." in page
+    assert "=shelf" not in page

@@ -43,6 +43,7 @@ from ..sources import (
     WordSearch,
     ordered_reads,
     search_read,
+    word_index_of,
 )
 from ..stored import load
 
@@ -120,6 +121,11 @@ class ChangeList:
             for item in self.page.items:
                 first.setdefault(pk_of(item), item)
             self.page.items = list(first.values())
+
+    @property
+    def search_help(self) -> str:
+        """Return what the search finds, in words: `Finds by the exact username or ...`."""
+        return search_help(self.model, self.search_fields)
 
     # --- which read -----------------------------------------------------------------------
     def get_source(self) -> tuple[Source, str]:
@@ -562,3 +568,23 @@ class ChangeListViews:
         request.current_app = self.admin_site.name
         template = self.templates("bad_request.html")
         return TemplateResponse(request, template, context, status=400)
+
+
+def search_help(model, search_fields) -> str:
+    """Return a search's help from its fields: what each finds, as a person would say it."""
+    words = word_index_of(model)
+    word_fields = set(getattr(words, "fields", ()))
+    parts = []
+    for field in search_fields:
+        name = field.lstrip("=^")
+        label = name.replace("_", " ")
+        if name in word_fields:
+            parts.append(_("the start of any word of the %(name)s") % {"name": label})
+        elif field.startswith("^"):
+            parts.append(_("the start of the %(name)s") % {"name": label})
+        else:
+            parts.append(_("the exact %(name)s") % {"name": label})
+    if not parts:
+        return ""
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + _(" or ") + parts[-1]
+    return _("Finds by %(what)s.") % {"what": listed}
