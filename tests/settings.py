@@ -26,6 +26,9 @@ STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# Nor do they collect them: WhiteNoise then has no STATIC_ROOT to scan (and no "No directory
+# at var/static/" warning on every request handler); the served tests collect into their own.
+STATIC_ROOT = None
 # Tests read the board right after writing; tests/test_leaderboard_cache.py turns it on.
 LEADERBOARD_CACHE_SECONDS = 0
 # Tests change the engine under /healthz between requests; tests/test_healthz.py turns it on.
