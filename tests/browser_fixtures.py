@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -52,3 +53,26 @@ def watch(page, *, responses: bool = True, failed_requests: bool = False) -> lis
             "response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}")
         )
     return problems
+
+
+# The superuser every admin browser test's site makes.
+STAFF_USERNAME, STAFF_PASSWORD = "ada", "correct horse"
+
+
+@contextmanager
+def staff_page(browser, site: str, **context_options) -> Iterator[tuple]:
+    """Yield (page, problems): a new browser context logged in to the admin as the staff user.
+
+    `problems` records CSP violations and console errors from the first page on (watch()).
+    """
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    problems = watch(page, responses=False)
+    page.goto(f"{site}/admin/login/")
+    page.fill("#id_username", STAFF_USERNAME)
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")
+    try:
+        yield page, problems
+    finally:
+        context.close()

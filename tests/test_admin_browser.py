@@ -8,6 +8,7 @@ from django.contrib.auth.models import User as StaffUser
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
+from tests.browser_fixtures import staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -33,15 +34,8 @@ def site(dynamo, live_server, transactional_db, monkeypatch):
 
 @pytest.fixture
 def page(browser, site):
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{site}/admin/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", "correct horse")
-    page.click("input[type=submit]")
-    yield page
-    context.close()
+    with staff_page(browser, site) as (page, _problems):
+        yield page
 
 
 def test_staff_log_in_and_see_the_tables_beside_djangos_users(page):

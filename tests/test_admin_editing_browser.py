@@ -10,7 +10,7 @@ from django.utils import timezone
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
-from tests.browser_fixtures import watch
+from tests.browser_fixtures import staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -37,15 +37,8 @@ def site(dynamo, live_server, transactional_db):
 @pytest.fixture(params=WIDTHS, ids=lambda width: f"{width}px")
 def watched(request, browser, site):
     """A logged-in page at one width, recording CSP violations and console errors."""
-    context = browser.new_context(viewport={"width": request.param, "height": 900})
-    page = context.new_page()
-    problems = watch(page, responses=False)
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", "correct horse")
-    page.click("input[type=submit]")
-    yield page, problems
-    context.close()
+    with staff_page(browser, site, viewport={"width": request.param, "height": 900}) as watched:
+        yield watched
 
 
 def test_staff_pick_a_category_from_a_select(watched, site):

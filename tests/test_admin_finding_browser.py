@@ -7,6 +7,7 @@ from django.contrib.auth.models import User as StaffUser
 
 from stats.history.recording import record_session
 from stats.models import UserStats
+from tests.browser_fixtures import staff_page
 from tests.helpers import totals_for
 from users.models import User
 
@@ -30,15 +31,8 @@ def site(dynamo, live_server, transactional_db):
 
 @pytest.fixture
 def page(browser, site):
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{site}/admin/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", "correct horse")
-    page.click("input[type=submit]")
-    yield page
-    context.close()
+    with staff_page(browser, site) as (page, _problems):
+        yield page
 
 
 def listed(page) -> list[str]:

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
-from tests.browser_fixtures import watch
+from tests.browser_fixtures import staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -40,15 +40,8 @@ def site(dynamo, live_server, transactional_db):
 
 @pytest.fixture
 def page(browser, site):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    page = context.new_page()
-    problems = watch(page, responses=False)
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", "correct horse")
-    page.click("input[type=submit]")
-    yield page
-    context.close()
+    with staff_page(browser, site, accept_downloads=True) as (page, problems):
+        yield page
     assert problems == []
 
 

@@ -11,11 +11,17 @@ BOOKS = "/admin/library/book/"
 SELECTED = ["F1,9780140449136", "F1,9780141439518"]
 
 
-def step(client, step: str, **data):
+def step(client, step: str, follow: bool = False, **data):
     return client.post(
         BOOKS,
         {"action": "change_field", "_selected_action": SELECTED, "step": step, **data},
+        follow=follow,
     )
+
+
+def confirm(client, page: str, **data):
+    """Confirm the change the preview page showed, posting back its rows' states."""
+    return step(client, "confirm", _state=states_of(page), **data, follow=True)
 
 
 def states_of(page: str) -> list[str]:
@@ -34,18 +40,7 @@ def test_a_field_of_the_selected_rows_is_changed_after_a_preview(librarian, fict
     assert "2 items will be set to “Poetry”" in page
     assert Book.get("F1", "9780140449136").genre == "Fiction"  # nothing written yet
 
-    confirmed = librarian.post(
-        BOOKS,
-        {
-            "action": "change_field",
-            "_selected_action": SELECTED,
-            "_state": states_of(page),
-            "step": "confirm",
-            "field": "genre",
-            "value-genre": "Poetry",
-        },
-        follow=True,
-    )
+    confirmed = confirm(librarian, page, field="genre", **{"value-genre": "Poetry"})
 
     assert "Changed 2, unchanged 0, refused 0." in confirmed.content.decode()
     book = Book.get("F1", "9780140449136")
@@ -67,18 +62,7 @@ def test_a_row_changed_after_the_preview_is_refused_and_kept(librarian, fiction)
     theirs.title = "Pride and Prejudice (annotated)"
     theirs.save()
 
-    confirmed = librarian.post(
-        BOOKS,
-        {
-            "action": "change_field",
-            "_selected_action": SELECTED,
-            "_state": states_of(page),
-            "step": "confirm",
-            "field": "genre",
-            "value-genre": "Poetry",
-        },
-        follow=True,
-    )
+    confirmed = confirm(librarian, page, field="genre", **{"value-genre": "Poetry"})
 
     assert "Changed 1, unchanged 0, refused 1." in confirmed.content.decode()
     kept = Book.get("F1", "9780141439518")

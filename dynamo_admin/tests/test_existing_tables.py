@@ -57,44 +57,31 @@ BICYCLE_201 = {
 
 
 def make_sample_tables(client) -> None:
-    """Create the guide's four tables and a few of its items, as a team's boto3 script does."""
-    on_demand = {"BillingMode": "PAY_PER_REQUEST"}
-    client.create_table(
-        TableName="ProductCatalog",
-        KeySchema=[{"AttributeName": "Id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "Id", "AttributeType": "N"}],
-        **on_demand,
-    )
-    client.create_table(
-        TableName="Forum",
-        KeySchema=[{"AttributeName": "Name", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "Name", "AttributeType": "S"}],
-        **on_demand,
-    )
-    client.create_table(
-        TableName="Thread",
-        KeySchema=[
-            {"AttributeName": "ForumName", "KeyType": "HASH"},
-            {"AttributeName": "Subject", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "ForumName", "AttributeType": "S"},
-            {"AttributeName": "Subject", "AttributeType": "S"},
-        ],
-        **on_demand,
-    )
-    client.create_table(
-        TableName="Reply",
-        KeySchema=[
-            {"AttributeName": "Id", "KeyType": "HASH"},
-            {"AttributeName": "ReplyDateTime", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "Id", "AttributeType": "S"},
-            {"AttributeName": "ReplyDateTime", "AttributeType": "S"},
-            {"AttributeName": "PostedBy", "AttributeType": "S"},
-            {"AttributeName": "Message", "AttributeType": "S"},
-        ],
+    """Create the guide's four tables, as a team's boto3 script does."""
+
+    def create(name: str, *keys: tuple[str, str], **options) -> None:
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": key, "KeyType": kind}
+                for (key, _type), kind in zip(keys, ("HASH", "RANGE"), strict=False)
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": key, "AttributeType": kind}
+                for key, kind in (*keys, *options.pop("indexed", ()))
+            ],
+            BillingMode="PAY_PER_REQUEST",
+            **options,
+        )
+
+    create("ProductCatalog", ("Id", "N"))
+    create("Forum", ("Name", "S"))
+    create("Thread", ("ForumName", "S"), ("Subject", "S"))
+    create(
+        "Reply",
+        ("Id", "S"),
+        ("ReplyDateTime", "S"),
+        indexed=[("PostedBy", "S"), ("Message", "S")],
         GlobalSecondaryIndexes=[
             {
                 "IndexName": "PostedBy-Message-Index",
@@ -105,7 +92,6 @@ def make_sample_tables(client) -> None:
                 "Projection": {"ProjectionType": "ALL"},
             }
         ],
-        **on_demand,
     )
 
 
