@@ -134,10 +134,7 @@ def write_learners(count: int, *, shards: int = 1, seed: int = 42, reminders=Non
             users.append(put_request(user))
             stats.append(put_request(item))
             # The learner search's words, as every write path keeps them.
-            words += [
-                put_request(entry)
-                for entry in LearnerWord.entries_for(user.username, LearnerWord.words_of(user))
-            ]
+            words += [put_request(entry) for entry in LearnerWord.owned_entries(user)]
             if len(stats) == 25:
                 yield User, users
                 yield UserStats, stats

@@ -6,6 +6,12 @@ characters, so a Query of a two-letter prefix or longer hits one partition), sor
 (`word#owner`). A search Queries `begins_with(term)` in one partition, the owners come in
 one BatchGetItem, and each owner is checked against every term of the search, so an entry
 left stale by a race finds nothing wrong: it only costs a read.
+
+Some fields are for staff only (an email): the words of the others, `public_fields`, are
+indexed once more under heads of their own (`public#` and the two characters), and a public
+search reads only those and checks the owners on those fields only. So nothing it answers,
+nor the reads it makes, depends on a staff-only word: a prefix of an email costs and answers
+what any text nobody has does.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ MIN_TERM_LENGTH = HEAD_LENGTH
 MAX_WORD_LENGTH = 200
 # A search Queries at most this many of its terms (together), the others checked on the owners.
 MAX_TERMS_QUERIED = 3
+# Starts the heads of the public entries (a word's own head is two characters at most).
+PUBLIC_HEAD = "public#"
 SEPARATORS = re.compile(r"[\s#]+")
 NOT_WORD = re.compile(r"[^\w]+")
 EDGE_PUNCTUATION = "@.,;:!?'\"()[]{}<>-_+"
@@ -71,6 +79,8 @@ class WordIndex(DynamoModel):
     # The model whose items are indexed (a single hash key) and the fields whose words count.
     indexed: ClassVar[type[DynamoModel]]
     fields: ClassVar[tuple[str, ...]] = ()
+    # Those of `fields` anyone may search by; a public search never sees the others' words.
+    public_fields: ClassVar[tuple[str, ...]] = ()
     # Deleted along with an item, never logged: an entry is a copy, not something staff edit.
     keeps_history: ClassVar[bool] = False
 
@@ -80,34 +90,59 @@ class WordIndex(DynamoModel):
 
     # --- the words of an item ----------------------------------------------------------
     @classmethod
-    def words_of(cls, item: DynamoModel, *, stored: bool = False) -> set[str]:
-        """Return the item's words, as it is now or (stored) as it was last read or written."""
+    def words_of(cls, item: DynamoModel, *, stored: bool = False, public: bool = False) -> set[str]:
+        """Return the item's words (public: of its public fields), as it is now or as stored."""
         words: set[str] = set()
-        for name in cls.fields:
+        for name in cls.public_fields if public else cls.fields:
             value = item.stored_value(name) if stored else getattr(item, name)
             words |= words_in(value)
         return words
 
     @classmethod
-    def entries_for(cls, owner: str, words: Iterable[str]) -> list[WordIndex]:
-        """Return the entries of an owner's words."""
-        return [cls(word[:HEAD_LENGTH], f"{word}#{owner}", owner=owner) for word in sorted(words)]
+    def head_of(cls, word: str, *, public: bool = False) -> str:
+        """Return the partition of a word's entry (public: of its public entry)."""
+        return f"{PUBLIC_HEAD}{word[:HEAD_LENGTH]}" if public else word[:HEAD_LENGTH]
+
+    @classmethod
+    def entries_for(
+        cls, owner: str, words: Iterable[str], *, public: bool = False
+    ) -> list[WordIndex]:
+        """Return the entries of an owner's words (public: their public entries)."""
+        return [
+            cls(cls.head_of(word, public=public), f"{word}#{owner}", owner=owner)
+            for word in sorted(words)
+        ]
+
+    @classmethod
+    def owned_entries(cls, item: DynamoModel, *, stored: bool = False) -> list[WordIndex]:
+        """Return an item's entries, as it is now or (stored) as it was last read or written.
+
+        One per word for staff, and one more per word of a public field for anyone.
+        """
+        owner = item.pk[0]
+        return [
+            *cls.entries_for(owner, cls.words_of(item, stored=stored)),
+            *cls.entries_for(owner, cls.words_of(item, stored=stored, public=True), public=True),
+        ]
 
     @classmethod
     def entries_of(cls, item: DynamoModel) -> list[WordIndex]:
         """Return the entries an item owns now and as stored (what a delete removes)."""
-        words = cls.words_of(item) | cls.words_of(item, stored=True)
-        return cls.entries_for(item.pk[0], words)
+        entries = [*cls.owned_entries(item), *cls.owned_entries(item, stored=True)]
+        return list({(entry.head, entry.entry): entry for entry in entries}.values())
 
     @classmethod
     def changes_for(cls, item: DynamoModel) -> tuple[list[WordIndex], list[WordIndex]]:
         """Return the entries of the item's new words and of the words it lost (to delete).
 
-        Both empty when no indexed field changed; a rename changes one or two words.
+        Both empty when no indexed field changed; a rename changes a few entries.
         """
-        owner = item.pk[0]
-        now, before = cls.words_of(item), cls.words_of(item, stored=True)
-        return cls.entries_for(owner, now - before), cls.entries_for(owner, before - now)
+        now = {(e.head, e.entry): e for e in cls.owned_entries(item)}
+        before = {(e.head, e.entry): e for e in cls.owned_entries(item, stored=True)}
+        return (
+            [entry for key, entry in now.items() if key not in before],
+            [entry for key, entry in before.items() if key not in now],
+        )
 
     @classmethod
     def forget(cls, item: DynamoModel) -> int:
@@ -163,10 +198,14 @@ class WordIndex(DynamoModel):
         limit: int,
         last_evaluated_key: dict[str, Any] | None = None,
         forward: bool = True,
+        public: bool = False,
     ) -> Any:
-        """Query the entries whose word starts with term, in word order (one Query)."""
+        """Query the entries whose word starts with term, in word order (one Query).
+
+        Public: only the entries of public words.
+        """
         return cls.query(
-            term[:HEAD_LENGTH],
+            cls.head_of(term, public=public),
             range_key_condition=cls.entry.startswith(term),
             scan_index_forward=forward,
             limit=limit,
@@ -174,34 +213,42 @@ class WordIndex(DynamoModel):
         )
 
     @classmethod
-    def owners_matching(cls, entries: Iterable[WordIndex], terms: list[str]) -> list[DynamoModel]:
-        """Return the distinct owners of these entries that match every term, in their order."""
+    def owners_matching(
+        cls, entries: Iterable[WordIndex], terms: list[str], *, public: bool = False
+    ) -> list[DynamoModel]:
+        """Return the distinct owners of these entries that match every term, in their order.
+
+        Public: every term must start a word of their public fields.
+        """
         owners = list(dict.fromkeys(entry.owner for entry in entries))
         if not owners:
             return []
         found = {item.pk[0]: item for item in cls.indexed.batch_get(owners)}
         return [
-            found[owner] for owner in owners if owner in found and cls.matches(found[owner], terms)
+            found[owner]
+            for owner in owners
+            if owner in found and cls.matches(found[owner], terms, public=public)
         ]
 
     @classmethod
-    def matches(cls, item: DynamoModel, terms: list[str]) -> bool:
-        """Return whether every term starts one of the item's words."""
-        words = cls.words_of(item)
+    def matches(cls, item: DynamoModel, terms: list[str], *, public: bool = False) -> bool:
+        """Return whether every term starts one of the item's words (public: public words)."""
+        words = cls.words_of(item, public=public)
         return all(any(word.startswith(term) for word in words) for term in terms)
 
     @classmethod
-    def find(cls, text: str, *, limit: int = 10) -> list[DynamoModel]:
+    def find(cls, text: str, *, limit: int = 10, public: bool = False) -> list[DynamoModel]:
         """Return up to `limit` items matching every term of text.
 
-        A Query per term (up to three, together) and one BatchGetItem of a few owners.
+        A Query per term (up to three, together) and one BatchGetItem of a few owners. Public
+        (anyone's search): by the words of the public fields alone, reading no other entry.
         """
         terms = search_terms(text)
 
         def read(term: str) -> tuple[list, Any]:
             # Several entries of one owner may start with the term: read a few more than asked.
-            results = cls.entries_starting(term, limit=limit * 2 + 1)
+            results = cls.entries_starting(term, limit=limit * 2 + 1, public=public)
             return list(islice(results, limit * 2)), results.last_evaluated_key
 
         _, (entries, _) = cls.driving_query(cls.query_terms(terms), read)
-        return cls.owners_matching(entries, terms)[:limit]
+        return cls.owners_matching(entries, terms, public=public)[:limit]

@@ -162,7 +162,7 @@ class DemoLearners:
             )
             for item in items
         ]
-        words = LearnerWord.entries_for(username, LearnerWord.words_of(user))
+        words = LearnerWord.owned_entries(user)
         for word in words:
             word.created_at = created_at
             ready(word, user.updated_at)

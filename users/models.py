@@ -201,7 +201,9 @@ class User(DynamoModel):
 class LearnerWord(WordIndex):
     """The learner search: one entry per word of a learner's name, email and username.
 
-    A soft-deleted learner keeps their entries (staff find them to restore them); the public
+    Staff search them all. The words of the name and the username have public entries too,
+    the only ones the board's search reads: an email is never found, nor guessed, by anyone
+    else. A soft-deleted learner keeps their entries (staff find them to restore them); the
     board's search drops them after reading. A hard delete and a purge delete them.
     """
 
@@ -213,6 +215,7 @@ class LearnerWord(WordIndex):
 
     indexed = User
     fields = ("name", "email", "username")
+    public_fields = ("name", "username")
 
 
 # The admin's search of `name` and `email` reads this index (dynamo_admin.sources.WordSearch).

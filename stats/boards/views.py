@@ -65,12 +65,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 def learners_called(text: str) -> list[User]:
     """Return the listed learners a board search names, the one it names exactly if any.
 
-    The admin's learner search (users.models.LearnerWord): a prefix of any word of the name
-    or the username, case and accents ignored; "kofi mensah", "Kofi.Mensah" and
-    "@kofi.mensah" all name kofi.mensah. One Query and one BatchGetItem of a few learners.
+    The learner search's public words (users.models.LearnerWord): a prefix of any word of
+    the name or the username, case and accents ignored; "kofi mensah", "Kofi.Mensah" and
+    "@kofi.mensah" all name kofi.mensah. Never the email: its words are for staff only. One
+    Query and one BatchGetItem of a few learners.
     """
     try:
-        found = LearnerWord.find(text, limit=MATCHES_SHOWN)
+        found = LearnerWord.find(text, limit=MATCHES_SHOWN, public=True)
     except BadSearch:
         return []
     listed = [learner for learner in found if not learner.is_deleted]

@@ -10,7 +10,8 @@ from users.models import LearnerWord, User
 class Command(DynamoCommand):
     help = (
         "Backfill learner-words, the index of the admin's and the board's learner search: put "
-        "every learner's words (their name's, their email's and their username's), then delete "
+        "every learner's words (their name's, their email's and their username's, and the "
+        "public entries of their name's and username's), then delete "
         "the entries no learner's current words hold (left by a race or by a learner removed "
         "before the index existed). A Scan of both tables, for a deployment that predates the "
         "index or after a restore from an old backup; a second run writes nothing."
@@ -25,7 +26,7 @@ class Command(DynamoCommand):
         wanted = {
             (entry.head, entry.entry): entry
             for user in User.iter_all()
-            for entry in LearnerWord.entries_for(user.username, LearnerWord.words_of(user))
+            for entry in LearnerWord.owned_entries(user)
         }
         stored = {(entry.head, entry.entry): entry for entry in LearnerWord.iter_all()}
         missing = [entry for key, entry in wanted.items() if key not in stored]
