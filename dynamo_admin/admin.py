@@ -11,12 +11,12 @@ from dynamo import limits
 
 from .decorators import register
 from .models import AdminLog
-from .options import DynamoModelAdmin
+from .options import ViewOnlyModelAdmin
 from .sources import IndexQuery, Source, TableQuery
 
 
 @register(AdminLog)
-class AdminLogAdmin(DynamoModelAdmin):
+class AdminLogAdmin(ViewOnlyModelAdmin):
     """The change log, read-only: entries are written by the admin's own views."""
 
     list_display = ("logged_at", "object_link", "action_label", "user", "change_message")
@@ -76,12 +76,3 @@ class AdminLogAdmin(DynamoModelAdmin):
     def values(self, entry: AdminLog) -> str:
         """List each changed field with its old and new value in words, as History does."""
         return render_to_string("dynamo_admin/includes/change_lines.html", {"entry": entry})
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False

@@ -605,6 +605,23 @@ class DynamoModelAdmin(
         return self.checks_class().check(self, **kwargs)
 
 
+class ViewOnlyModelAdmin(DynamoModelAdmin):
+    """An admin that lists and shows its model's items and never adds, changes or deletes one.
+
+    For what is written by something else (a log, a recorded history): whatever permissions a
+    user holds, the pages offer no form and the actions none.
+    """
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class DynamoInline(BaseDynamoAdmin):
     """Items of another table that belong to the page's item, edited on its change page.
 

@@ -15,7 +15,7 @@ from dynamo.words import BadSearch
 from dynamo_admin.decorators import register
 from dynamo_admin.filters import IndexFilter
 from dynamo_admin.keys import object_id
-from dynamo_admin.options import DynamoModelAdmin, StackedInline
+from dynamo_admin.options import DynamoModelAdmin, StackedInline, ViewOnlyModelAdmin
 from dynamo_admin.sources import IndexQuery, TableQuery
 from dynamo_admin.writes import Update, Write
 from users.admin import UserAdmin
@@ -282,7 +282,7 @@ class UserStatsAdmin(DynamoModelAdmin):
 
 
 @register(StudySession)
-class StudySessionAdmin(DynamoModelAdmin):
+class StudySessionAdmin(ViewOnlyModelAdmin):
     """Study sessions, read-only: they change only with the totals they moved (record_session)."""
 
     list_display = (
@@ -322,12 +322,3 @@ class StudySessionAdmin(DynamoModelAdmin):
                 % {"text": search_term, "names": names}
             )
         return super().get_search_results(request, queryset, search_term)
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
