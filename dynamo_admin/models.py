@@ -146,7 +146,7 @@ def is_missing_table(exc: Exception) -> bool:
     code = getattr(exc, "cause_response_code", None)
     message = getattr(exc, "cause_response_message", None) or ""
     return code == "ResourceNotFoundException" or (
-        code == "ValidationException" and "specified index" in message
+        code == "ValidationException" and "specified" in message and "index" in message
     )
 
 

@@ -211,8 +211,9 @@ def full_clean(item: Model) -> None:
         raise ValidationError(errors)
 
 
-def remember_written(item: Model) -> None:
-    """Take a committed write as the item's stored state (a DynamoModel follows its own hooks)."""
+def current_raw(item: Model) -> dict[str, Any]:
+    """Return the item as it would be stored now: its declared values as the item holds them,
+    undeclared attributes and values the model cannot read as they were read."""
     raw = dict(raw_of(item))
     written = item.serialize(null_check=False)
     for name, attribute in item.get_attributes().items():
@@ -222,4 +223,9 @@ def remember_written(item: Model) -> None:
             raw[attribute.attr_name] = written[attribute.attr_name]
         else:
             raw.pop(attribute.attr_name, None)
-    item._stored = raw
+    return raw
+
+
+def remember_written(item: Model) -> None:
+    """Take a committed write as the item's stored state (a DynamoModel follows its own hooks)."""
+    item._stored = current_raw(item)

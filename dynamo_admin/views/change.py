@@ -35,7 +35,14 @@ from ..models import (
     object_key_for,
     secret_fields,
 )
-from ..stored import full_clean, get_item, load, raw_of, remember_written, to_json
+from ..stored import (
+    current_raw,
+    full_clean,
+    get_item,
+    load,
+    remember_written,
+    to_json,
+)
 from ..writes import (
     CANCELLED_BY_CONDITION,
     MAX_TRANSACTION_ITEMS,
@@ -389,8 +396,12 @@ def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
 
 
 def raw_masked(item: DynamoModel) -> dict[str, Any]:
-    """Return the item as stored, in DynamoDB JSON, each secret replaced by a masked summary."""
-    raw = to_json(dict(raw_of(item)) or item.serialize())
+    """Return the item as stored, in DynamoDB JSON, each secret replaced by a masked summary.
+
+    Undeclared attributes and values the model cannot read are shown as stored; a declared
+    value as the admin holds it (a log entry's values hidden from this user stay hidden).
+    """
+    raw = to_json(current_raw(item))
     for name in secret_fields(item):
         attribute = item.get_attributes()[name]
         if attribute.attr_name in raw:
