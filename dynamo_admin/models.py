@@ -241,6 +241,55 @@ class AdminLog(DynamoModel):
         return list(cls.query(object_key_for(item), scan_index_forward=False, limit=limit))
 
     @classmethod
+    def history_with_rows(
+        cls, item: DynamoModel, row_models: Iterable[type[DynamoModel]], limit: int = 100
+    ) -> list[AdminLog]:
+        """Return an item's entries and those of its inline rows, newest first.
+
+        The item's own entries are one Query on its key; its rows' are one Query on
+        gsi_object_partition, since a row's hash key is its parent's (entries of other models
+        sharing the partition are filtered out; rows logged before the index need
+        `backfill_log_partitions`).
+        """
+        entries = cls.history(item, limit)
+        labels = [f"{meta(model)}:" for model in row_models]
+        if labels:
+            wanted = AdminLog.object_key.startswith(labels[0])
+            for label in labels[1:]:
+                wanted = wanted | AdminLog.object_key.startswith(label)
+            rows = cls.gsi_object_partition.query(
+                object_partition_for(item),
+                scan_index_forward=False,
+                filter_condition=wanted,
+                limit=limit,
+            )
+            entries.extend(rows)
+        entries.sort(key=lambda entry: entry.logged_at, reverse=True)
+        return entries[:limit]
+
+    @property
+    def row_change_message(self) -> str:
+        """Return the entry as a parent's History tells a row's change, in Django's words."""
+        row = self.object_repr or self.object_key.split(":", 1)[-1]
+        # A row named by its key ("alice / python") is named on its parent's page by the rest.
+        row = row.removeprefix(f"{self.object_partition} / ")
+        names = {
+            "name": meta(self.logged_model).verbose_name if self.logged_model else "",
+            "object": row,
+        }
+        if self.action == ADDITION:
+            return gettext("Added {name} “{object}”.").format(**names)
+        if self.action == DELETION:
+            return gettext("Deleted {name} “{object}”.").format(**names)
+        message = self.described_change()
+        fields = [name.replace("_", " ") for name in self.changes or {}]
+        if message is None and fields:
+            names["fields"] = get_text_list(fields, gettext("and"))
+            return gettext("Changed {fields} for {name} “{object}”.").format(**names)
+        message = message or self.get_change_message()
+        return f"{capfirst(names['name'])} “{names['object']}”: {message}"
+
+    @classmethod
     def recent_for(cls, user: str, limit: int = 10) -> list[AdminLog]:
         """Return a staff user's latest entries, newest first (one Query on gsi_user_logged_at)."""
         query = cls.gsi_user_logged_at.query(user, scan_index_forward=False, limit=limit)
@@ -280,9 +329,7 @@ class AdminLog(DynamoModel):
         A logged model may say it better: its `history_message(changes)` returns a sentence
         ("Soft-deleted.", "Recorded a session: …") or None for Django's words.
         """
-        model = self.logged_model
-        describe = getattr(model, "history_message", None)
-        message = describe(self.changes or {}) if describe and self.action != DELETION else None
+        message = self.described_change()
         if message:
             return message
         if self.action == ADDITION:
@@ -293,6 +340,11 @@ class AdminLog(DynamoModel):
         if not fields:
             return gettext("No fields changed.")
         return gettext("Changed {fields}.").format(fields=get_text_list(fields, gettext("and")))
+
+    def described_change(self) -> str | None:
+        """Return the logged model's own sentence for the entry, or None for Django's words."""
+        describe = getattr(self.logged_model, "history_message", None)
+        return describe(self.changes or {}) if describe and self.action != DELETION else None
 
     @property
     def change_lines(self) -> list[tuple[str, str, str]]:

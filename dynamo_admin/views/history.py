@@ -7,17 +7,27 @@ from django.utils.translation import gettext as _
 
 from ..keys import Original, key_item
 from ..meta import label_of
-from ..models import AdminLog
+from ..models import AdminLog, object_key_for
 
 
 class HistoryViews:
     """The History page of DynamoModelAdmin, with Django's name and signature."""
 
     def history_view(self, request, object_id: str, extra_context=None):
-        """List an item's log entries, newest first (one Query; works after a delete too)."""
+        """List an item's log entries and its inline rows', newest first (works after a delete).
+
+        As Django's History lists changes made through inlines with the parent's, each saying
+        which row; an item without inlines is one Query.
+        """
         self.require(self.has_view_permission(request))
         item = key_item(self.model, self.key_or_404(object_id))
-        entries = AdminLog.history(item)
+        row_models = [inline.model for inline in self.get_inline_instances(request, None)]
+        entries = AdminLog.history_with_rows(item, row_models)
+        own = object_key_for(item)
+        for entry in entries:
+            entry.row = entry.object_key != own
+            if entry.row:
+                entry.values_hidden_from(request.user)
         context = {
             **self.admin_site.each_context(request),
             "title": _("Change history: %s") % label_of(item),
