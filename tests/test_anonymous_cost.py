@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Iterator
 from io import StringIO
 from urllib.parse import quote, urlsplit
@@ -23,6 +24,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from api.routers.public import SEARCH_MAX_PAGE_SIZE
 from catalog.models import Skill
 from dynamo import tables
 from dynamo.meter import metered
@@ -31,7 +33,7 @@ from stats.boards import tiers
 from stats.boards.ranking import count_higher, rank_sorted
 from stats.models import METRICS, UserStats
 from tests.conftest import SHARED_PREFIX, configure_endpoint, tables_of_its_own
-from users.models import PROFICIENCIES, User
+from users.models import PROFICIENCIES, User, UserSkill
 from workers import jobs
 
 CEILING_RCU = 50
@@ -58,7 +60,27 @@ URL_SHAPES = [
     "/learners/{username}/",
     "/learners/{username}/?format=json",
     "/api/learner-pages/{username}",
+    # Each parameter at its extremes: the largest limit, the deepest cursor, the longest text.
+    "/leaderboard/{board_deep_next}",
+    "/leaderboard/?metric={metric}&user={long_text}",
+    "/leaderboard/?metric={metric}&user={long_text}&format=json",
+    "/skills/search/?skill={long_text}&min_level=Beginner",
+    "/skills/search/{search_deep_next}",
+    "/api/leaderboard/{metric}?cursor={cursor}&limit={limit}",
+    "/api/leaderboard/{api_board_deep_next}",
+    "/api/leaderboard/{metric}?user={long_text}",
+    "/api/search?skill={skill}&limit={search_limit}",
+    "/api/search?skill={skill}&min_level={level}&min_years={years}&limit={search_limit}",
+    "/api/search?skill={long_text}&limit={search_limit}",
+    "/api/search{api_search_deep_next}",
+    "/learners/{learner_deep_next}",
+    "/api/learner-pages/{api_learner_deep_next}",
+    "/learners/{long_text}/",
+    "/learners/{long_text}/?format=json",
+    "/api/learner-pages/{long_text}",
 ]
+# The largest page the public API accepts (api/routers/public.py): larger is a 422.
+LIMITS = ["1", "50", "100"]
 SHAPE_PARAMETERS = {name for shape in URL_SHAPES for name in re.findall(r"{(\w+)}", shape)}
 
 
@@ -94,7 +116,9 @@ def real_parameters() -> dict:
     """Return the real values of each URL parameter, read from the seeded board."""
     client = Client()
     ranked = rank_sorted(UserStats.scan(), "xp")
-    skills = sorted(skill.name for skill in Skill.scan())
+    # The most held skill first: the fullest pages and the deepest cursors.
+    held = Counter(holder.skill_name for holder in UserSkill.scan())
+    skills = sorted((skill.name for skill in Skill.scan()), key=lambda n: (-held[n], n))
     cursors = [client.get(f"/api/leaderboard/{m}").json()["next"] for m in METRICS]
     query = f"?skill={quote(skills[0])}&min_level=Beginner&min_years=0"
     page = client.get(f"/skills/search/{query}").content.decode()
@@ -110,11 +134,21 @@ def real_parameters() -> dict:
         # Next pages, whole (their cursor belongs to their query): not quoted again.
         "search_next": [search_next],
         "api_search_next": [f"?{urlsplit(api_next).query}"],
-        "limit": ["1", "50", "100"],
+        "limit": LIMITS,
+        "search_limit": ["1", str(SEARCH_MAX_PAGE_SIZE)],
         # A board search by name: a whole name (one learner) and a first name (a short list).
         "name": [
             User.get(ranked[-1].username).name.lower(),
             User.get(ranked[0].username).name.split()[0].lower(),
+        ],
+        **deepest_pages(client, skills[0], ranked[0].username),
+        # The longest text each accepts (a skill name: 100; a board search: three words of
+        # 200 queried), one character more, and many short words matching many learners.
+        "long_text": [
+            "x" * 100,
+            "é" * 101,
+            " ".join(["z" * 200] * 3),
+            " ".join([User.get(ranked[0].username).name.split()[0].lower()[:2]] * 300),
         ],
     }
     with metered() as counting:
@@ -126,6 +160,53 @@ def real_parameters() -> dict:
     # A board's cursor belongs to its metric: the real crawl pairs them.
     real["cursor_of"] = dict(zip(METRICS, cursors, strict=True))
     return real
+
+
+def last_page(client: Client, url: str, next_of) -> str:
+    """Follow a listing's next pages from `url`; return the last page's URL."""
+    while (following := next_of(client.get(url))) is not None:
+        url = following
+    return url
+
+
+def deepest_pages(client: Client, skill: str, learner: str) -> dict[str, list[str]]:
+    """Return the last page of each board, the search and a learner's sessions, as URL tails."""
+
+    def json_next(response) -> str | None:
+        return response.json().get("next_url")
+
+    def link_next(response) -> str | None:
+        found = re.search(r"<([^>]+)>", response.get("Link", ""))
+        return (
+            f"{urlsplit(found.group(1)).path}?{urlsplit(found.group(1)).query}" if found else None
+        )
+
+    def html_next(response) -> str | None:
+        found = re.search(r'rel="next" href="([^"]+)"', response.content.decode())
+        return f"/skills/search/{html.unescape(found.group(1))}" if found else None
+
+    def page_next(response) -> str | None:
+        cursor = response.json().get("next")
+        return f"/learners/{learner}/?format=json&cursor={quote(cursor)}" if cursor else None
+
+    board = [last_page(client, f"/leaderboard/?metric={m}&format=json", json_next) for m in METRICS]
+    api_board = [last_page(client, f"/api/leaderboard/{m}?limit=100", link_next) for m in METRICS]
+    query = f"?skill={quote(skill)}&min_level=Beginner&min_years=0"
+    search = last_page(client, f"/skills/search/{query}", html_next)
+    api_search = last_page(client, f"/api/search{query}&limit=50", link_next)
+    sessions = last_page(client, f"/learners/{learner}/?format=json", page_next)
+    deep = {
+        "board_deep_next": [url.removeprefix("/leaderboard/") for url in board],
+        "api_board_deep_next": [url.removeprefix("/api/leaderboard/") for url in api_board],
+        "search_deep_next": [search.removeprefix("/skills/search/")],
+        "api_search_deep_next": [api_search.removeprefix("/api/search")],
+        "learner_deep_next": [sessions.removeprefix("/learners/")],
+        "api_learner_deep_next": [
+            sessions.removeprefix("/learners/").replace("/?format=json&", "?")
+        ],
+    }
+    assert all("cursor=" in tails[0] for tails in deep.values()), deep  # real deep pages
+    return deep
 
 
 def rcu_of(client: Client, url: str, *, status: int | None = None) -> float:
@@ -158,10 +239,18 @@ def test_every_public_url_shape_stays_under_the_ceiling_with_tiers_and_without(s
                 if "cursor" in values:
                     values["cursor"] = real["cursor_of"][values["metric"]]
                 url = fill(shape, values)
-                costs[url] = rcu_of(client, url, status=200)  # real values: real pages
+                # Real values give real pages; text too long for a name may be refused.
+                status = None if "long_text" in names else 200
+                costs[url] = rcu_of(client, url, status=status)
     too_costly = {url: rcu for url, rcu in costs.items() if rcu > CEILING_RCU}
     assert not too_costly, too_costly
     assert any(real["username"][-1] in url for url in costs)  # the bottom learner's rank
+
+    # A larger page than the ceiling allows is refused before anything is read.
+    refused = client.get(f"/api/search?skill=Python&limit={SEARCH_MAX_PAGE_SIZE + 1}")
+    assert refused.status_code == 422
+    assert refused["Content-Type"] == "application/problem+json"
+    assert refused.wsgi_request.dynamo_meter.count == 0
 
     # A fresh install (no tiers to point at yet) counts within a budget, even at the bottom.
     for metric in METRICS:
