@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.utils import formats, timezone
 
 from dynamo_admin.models import AdminLog
+from stats.boards.cache import forget
 from stats.models import UserStats
 from tests.admin_fixtures import client_for, staff
 from users.models import User, UserSkill
@@ -114,3 +117,33 @@ def test_the_permanent_delete_page_says_it_is_permanent(admin_client_, alice):
     page = admin_client_.get(f"{USERS}alice/delete/").content.decode()
 
     assert "This is permanent" in page and "Soft delete" in page
+
+
+def test_the_soft_delete_message_says_truly_when_the_public_pages_drop_the_learner(
+    admin_client_, alice, client, settings
+):
+    settings.LEADERBOARD_CACHE_SECONDS = 1
+    cache.clear()
+    forget()  # no board of another test's
+    assert 'href="/learners/alice/"' in client.get("/leaderboard/").content.decode()
+    assert client.get("/learners/alice/").status_code == 200
+
+    response = admin_client_.post(
+        USERS, {"action": "soft_delete_selected", "_selected_action": ["alice"]}, follow=True
+    )
+
+    # The pages are served from their cache meanwhile: the message says for how long.
+    assert messages_of(response)[0].endswith("show it within 1 second.")
+    time.sleep(1.1)
+    assert 'href="/learners/alice/"' not in client.get("/leaderboard/").content.decode()
+    assert client.get("/learners/alice/").status_code == 404
+
+
+def test_without_a_cache_the_message_promises_nothing_more(admin_client_, alice, settings):
+    settings.LEADERBOARD_CACHE_SECONDS = 0
+
+    response = admin_client_.post(
+        USERS, {"action": "soft_delete_selected", "_selected_action": ["alice"]}, follow=True
+    )
+
+    assert messages_of(response)[0].endswith("unless restored.")

@@ -58,6 +58,23 @@ class DeletedFilter(SparseIndexFilter):
     label = "Deleted, awaiting purge"
 
 
+def cached_pages_note() -> str:
+    """Return when the public pages show a soft delete or a restore: their cache's lifetime.
+
+    The board and the learner page are served from a cache for LEADERBOARD_CACHE_SECONDS
+    (and browsers may keep them as long): dropping every variant on every host would cost
+    each public request a cache round trip, so the message says when instead.
+    """
+    seconds = settings.LEADERBOARD_CACHE_SECONDS
+    if seconds <= 0:
+        return ""
+    return ngettext(
+        "The leaderboard and their page show it within %(seconds)d second.",
+        "The leaderboard and their page show it within %(seconds)d seconds.",
+        seconds,
+    ) % {"seconds": seconds}
+
+
 @register(User)
 class UserAdmin(DynamoModelAdmin):
     list_display = ("username", "name", "email", "created_at", "deleted_at")
@@ -134,12 +151,14 @@ class UserAdmin(DynamoModelAdmin):
                 " %(date)s unless restored.",
                 len(done),
             ) % {"names": names, "date": formats.date_format(purge_date(done[0]))}
+            message = f"{message} {cached_pages_note()}".rstrip()
         else:
             message = ngettext(
                 "%(names)s is back on the leaderboard and in the talent search.",
                 "%(names)s are back on the leaderboard and in the talent search.",
                 len(done),
             ) % {"names": names}
+            message = f"{message} {cached_pages_note()}".rstrip()
         self.message_user(request, message, messages.SUCCESS)
         return done
 
