@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from .models import Skill, name_key
 
-CACHE_KEY = "catalog:skill-names-by-id"
+CACHE_KEY = "catalog:skill-names:v2"
 CACHE_SECONDS = 300
 
 
@@ -32,14 +32,23 @@ def skill_names() -> list[str]:
     return sorted(set(catalog_names_by_id().values()), key=str.casefold)
 
 
+def _catalog() -> dict[str, dict[str, str]]:
+    """Return the cached read: `names` by skill id, current `names_by_former` name."""
+    found = cache.get(CACHE_KEY)
+    if found is None:
+        skills = Skill.scan(attributes_to_get=["skill_id", "name", "former_names"])
+        found = {"names": {}, "names_by_former": {}}
+        for skill in skills:
+            found["names"][skill.skill_id] = skill.name
+            for former in skill.former_names or ():
+                found["names_by_former"][folded(former)] = skill.name
+        cache.set(CACHE_KEY, found, CACHE_SECONDS)
+    return found
+
+
 def catalog_names_by_id() -> dict[str, str]:
     """Return every catalog skill's name by its id: the cached read skill_names() lists."""
-    names = cache.get(CACHE_KEY)
-    if names is None:
-        found = Skill.scan(attributes_to_get=["skill_id", "name"])
-        names = {skill.skill_id: skill.name for skill in found}
-        cache.set(CACHE_KEY, names, CACHE_SECONDS)
-    return names
+    return _catalog()["names"]
 
 
 def forget_skill_names() -> None:
@@ -59,7 +68,8 @@ def catalog_name(typed: str) -> str | None:
 
     From the cached list; where two names fold alike (Café, Cafe) the one equal but for case
     wins. A name the list lacks (a skill added in another process since) is looked up by its
-    key on gsi_name_key: one small Query, only then.
+    key on gsi_name_key: one small Query, only then; failing that, a skill's former name (it
+    was renamed) or the start of exactly one name ("pyth") finds it.
     """
     wanted = folded(typed)
     if not wanted:
@@ -69,13 +79,29 @@ def catalog_name(typed: str) -> str | None:
         key = name_key(typed.strip())
         return next((name for name in alike if name_key(name) == key), alike[0])
     found = next(iter(Skill.gsi_name_key.query(name_key(typed.strip()), limit=1)), None)
-    return found.name if found is not None else None
+    if found is not None:
+        return found.name
+    former = _catalog()["names_by_former"].get(wanted)
+    if former is not None:
+        return former
+    starting = names_starting(typed)
+    return starting[0] if len(starting) == 1 else None
+
+
+def names_starting(typed: str) -> list[str]:
+    """Return the catalog names that start with what was typed ("pyth": Python), by name."""
+    wanted = folded(typed)
+    return [name for name in skill_names() if wanted and folded(name).startswith(wanted)]
 
 
 def near_names(typed: str, limit: int = 3) -> list[str]:
-    """Return up to `limit` catalog names close to what was typed ("Pythn": Python), best first."""
+    """Return up to `limit` catalog names close to what was typed ("Pythn": Python), best first.
+
+    Names starting with it come first ("Java": Java EE, JavaScript).
+    """
     by_fold: dict[str, str] = {}
     for name in skill_names():
         by_fold.setdefault(folded(name), name)
     close = difflib.get_close_matches(folded(typed), list(by_fold), n=limit, cutoff=0.6)
-    return [by_fold[key] for key in close]
+    near = names_starting(typed) + [by_fold[key] for key in close]
+    return list(dict.fromkeys(near))[:limit]

@@ -104,6 +104,8 @@ class Skill(DynamoModel):
     pending_since = UTCDateTimeAttribute(null=True)
     # The name as uniqueness compares it (name_key()), derived in clean() on every write.
     name_key = UnicodeAttribute(null=True)
+    # Names the skill had before a rename: the talent search still finds it by them.
+    former_names = UnicodeSetAttribute(null=True)
 
     gsi_category = CategoryIndex()
     gsi_pending = PendingIndex()
@@ -148,6 +150,9 @@ class Skill(DynamoModel):
             # A new time even when already pending: a run still rewriting the older name must
             # not remove the marker of this newer one.
             self.pending, self.pending_since = SYNC, utcnow()
+        if self.was_stored_with("name") and renamed and isinstance(self.name, str):
+            former = set(self.former_names or ()) | {self.stored_value("name")}
+            self.former_names = {n for n in former if name_key(n) != self.name_key} or None
 
     def name_taken_by(self) -> str | None:
         """Return the id of another skill with this skill's name, or None (one Query).

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.core.management import call_command
 
 from catalog.choices import forget_skill_names, skill_names
 from catalog.models import Skill
@@ -284,3 +286,47 @@ def test_a_skill_added_since_the_names_were_cached_is_found_by_its_key(holders, 
     assert usernames(response) == ["frank"]
     assert "of <strong>Rust</strong>" in response.content.decode()
     assert response.wsgi_request.dynamo_meter.count_of("Scan") == 0
+
+
+@pytest.mark.parametrize("params", [{"level": "expert"}, {"level": "EXPERT"}])
+def test_a_level_is_taken_in_any_case(holders, client, params):
+    response = client.get(URL, {"skill": "Python", **params})
+
+    assert response.status_code == 200
+    assert usernames(response) == ["alice", "bob", "carol"]
+
+
+def test_a_minimum_level_is_taken_in_any_case(holders, client):
+    response = client.get(URL, {"skill": "Python", "min_level": "advanced", "min_years": 5})
+
+    assert usernames(response) == ["alice", "bob", "dave"]
+
+
+def test_the_start_of_one_skills_name_finds_its_holders(holders, client):
+    response = client.get(URL, {"skill": "pyth", "level": "Expert"})
+
+    assert usernames(response) == ["alice", "bob", "carol"]
+    assert "of <strong>Python</strong>" in response.content.decode()
+
+
+def test_the_start_of_several_names_offers_each_of_them(holders, client):
+    Skill("pytorch", name="PyTorch", category="Data").save()
+
+    response = client.get(URL, {"skill": "py"})
+
+    assert usernames(response) == []
+    html = response.content.decode()
+    assert ">Python</a>" in html and ">PyTorch</a>" in html
+
+
+def test_a_renamed_skill_is_still_found_by_its_former_name(holders, client):
+    skill = Skill.get("python")
+    skill.name = "Python 3"
+    skill.save()
+    call_command("sync_user_skills", "--pending", stdout=io.StringIO())
+
+    response = client.get(URL, {"skill": "python", "level": "Expert"})
+
+    assert Skill.get("python").former_names == {"Python"}
+    assert usernames(response) == ["alice", "bob", "carol"]
+    assert "of <strong>Python 3</strong>" in response.content.decode()

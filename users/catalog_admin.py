@@ -29,10 +29,10 @@ class SkillAdmin(DynamoModelAdmin):
     list_filter = [("category", CATEGORIES)]
     search_fields = ("skill_id",)
     ordering = ("name",)
-    readonly_fields = ("pending", "pending_since")
+    readonly_fields = ("pending", "pending_since", "former_names")
     fieldsets = (
         (None, {"fields": ("skill_id", "name", "category")}),
-        ("Details", {"fields": ("description", "tags")}),
+        ("Details", {"fields": ("description", "tags", "former_names")}),
         ("Record", {"fields": ("created_at", "updated_at", "version")}),
         ("Pending work", {"fields": ("pending", "pending_since")}),
     )

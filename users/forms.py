@@ -10,6 +10,15 @@ from .models import PROFICIENCIES
 from .search import TalentSearch
 
 
+class AnyCaseChoiceField(forms.ChoiceField):
+    """A choice typed in any case (`expert`, `EXPERT`) taken as the choice's own spelling."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        spelled = {str(key).casefold(): str(key) for key, _label in self.choices}
+        return spelled.get(value.casefold(), value)
+
+
 class TalentSearchForm(forms.Form):
     """Skill name, a level or a minimum level, and minimum years: what gsi_skill_level answers."""
 
@@ -20,12 +29,12 @@ class TalentSearchForm(forms.Form):
         help_text="Choose from the catalog's skills as you type: Python, AWS Lambda, React…",
         widget=forms.TextInput(attrs={"list": "catalog-skills", "autocomplete": "off"}),
     )
-    level = forms.ChoiceField(
+    level = AnyCaseChoiceField(
         label="Level",
         choices=[("", "Any level"), *((p, p) for p in PROFICIENCIES)],
         required=False,
     )
-    min_level = forms.ChoiceField(
+    min_level = AnyCaseChoiceField(
         label="Or at least",
         choices=[("", "—"), *((p, f"{p} or better") for p in PROFICIENCIES)],
         required=False,
