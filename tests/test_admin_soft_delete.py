@@ -147,3 +147,12 @@ def test_without_a_cache_the_message_promises_nothing_more(admin_client_, alice,
     )
 
     assert messages_of(response)[0].endswith("unless restored.")
+
+
+def test_a_soft_deleted_learner_has_no_view_on_site_link_to_a_404(admin_client_, alice):
+    assert 'class="viewsitelink"' in admin_client_.get(f"{USERS}alice/change/").content.decode()
+    alice.soft_delete()
+
+    page = admin_client_.get(f"{USERS}alice/change/").content.decode()
+
+    assert 'class="viewsitelink"' not in page

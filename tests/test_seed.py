@@ -19,6 +19,7 @@ from django.core.management.base import CommandError
 from catalog.models import CATEGORIES, Skill
 from stats.models import UserStats, accuracy_of, efficiency_of, reminder_bucket
 from tests.helpers import empty_all_tables, snapshot
+from users.demo import ascii_slug
 from users.models import PROFICIENCIES, User, UserSkill
 from workers import jobs
 
@@ -258,3 +259,10 @@ def test_a_seed_killed_half_way_is_finished_by_the_next_if_empty_run(dynamo):
     catalog = {skill.skill_id for skill in Skill.scan()}
     assert {holding.skill_id for holding in UserSkill.scan()} <= catalog
     assert jobs.read_state("seed") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"), [("Søren", "soren"), ("Æsa", "aesa"), ("Łukasz", "lukasz"), ("Zoë", "zoe")]
+)
+def test_usernames_spell_letters_without_an_ascii_form_as_their_languages_do(name, slug):
+    assert ascii_slug(name) == slug

@@ -113,9 +113,17 @@ def ready(item: DynamoModel, updated_at: datetime) -> DynamoModel:
     return item
 
 
+# Letters Unicode gives no ASCII decomposition, spelled as their languages transliterate them.
+TRANSLITERATED = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ð": "d", "đ": "d", "þ": "th", "ł": "l"}
+    | {"\u0131": "i"}  # the dotless i
+)
+
+
 def ascii_slug(text: str) -> str:
-    """Return the lowercase ASCII letters and digits of a name ('Søren' gives 'sren')."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """Return the lowercase ASCII letters and digits of a name ('Søren' gives 'soren')."""
+    spelled = text.lower().translate(TRANSLITERATED)
+    plain = unicodedata.normalize("NFKD", spelled).encode("ascii", "ignore").decode()
     return "".join(c for c in plain.lower() if c.isalnum())
 
 
