@@ -73,6 +73,7 @@ SETTINGS = {
         Setting("DYNAMODB_CONNECT_TIMEOUT", 1.0, _positive_number, "seconds, a number > 0"),
         Setting("DYNAMODB_READ_TIMEOUT", 1.5, _positive_number, "seconds, a number > 0"),
         Setting("DYNAMODB_MAX_ATTEMPTS", 2, _whole_number_from_one, "an int, 1 or more"),
+        Setting("DYNAMODB_REQUEST_DEADLINE", 2.0, _positive_number, "seconds, a number > 0"),
         Setting("DYNAMODB_COMMAND_READ_TIMEOUT", 15.0, _positive_number, "seconds, a number > 0"),
         Setting("DYNAMODB_COMMAND_MAX_ATTEMPTS", 5, _whole_number_from_one, "an int, 1 or more"),
         Setting("ADMIN_SITE_NAME", "", _name, "a string: the admin's title beside its header"),

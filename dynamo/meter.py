@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import deadline
+
 READ_OPERATIONS = frozenset(
     {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "ExecuteStatement"}
 )
@@ -207,6 +209,8 @@ def instrument(client: Any) -> Any:
         "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="dynamo-meter-ask"
     )
     events.register("before-call.dynamodb", _before_call, unique_id="dynamo-meter-before")
+    # Each attempt waits no longer than the request has left (dynamo.deadline).
+    events.register("before-send.dynamodb", deadline.before_send, unique_id="dynamo-deadline")
     events.register("after-call.dynamodb", _after_call, unique_id="dynamo-meter-after")
     events.register("after-call-error.dynamodb", _after_call_error, unique_id="dynamo-meter-error")
     setattr(events, _INSTRUMENTED, True)

@@ -9,7 +9,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from . import meter
+from . import deadline, meter
+from .conf import dynamo_settings
 from .exceptions import BadKey, describe, outage_cause
 
 logger = logging.getLogger(__name__)
@@ -22,6 +23,9 @@ UNAVAILABLE = "The data store is unavailable right now. Please try again in a mo
 class RequestMeterMiddleware:
     """Meter the request's DynamoDB calls: `request.dynamo_meter`, and headers for staff.
 
+    A page (GET, HEAD) gets `DYNAMODB_REQUEST_DEADLINE` for all its calls from its arrival
+    (dynamo.deadline); a write keeps each call's own timeouts, so it is never cut half-way.
+
     The figures tell how the tables are read, so they go to staff and to DEBUG only: the
     `X-DynamoDB-*` and `Server-Timing` headers, and the footers (`request.show_dynamo_meter`).
     """
@@ -30,7 +34,10 @@ class RequestMeterMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        with meter.metered() as request_meter:
+        seconds = dynamo_settings.DYNAMODB_REQUEST_DEADLINE
+        if request.method not in ("GET", "HEAD"):
+            seconds = None
+        with deadline.within(seconds), meter.metered() as request_meter:
             request.dynamo_meter = request_meter
             request.show_dynamo_meter = partial(meter_visible, request)
             response = self.get_response(request)

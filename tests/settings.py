@@ -10,6 +10,7 @@ os.environ.setdefault("EMAIL_URL", "memorymail://")
 os.environ.setdefault("SITE_URL", "https://skillboard.test")
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT", "15")  # a busy test machine is slow, not down
 os.environ.setdefault("DYNAMODB_MAX_ATTEMPTS", "4")
+os.environ.setdefault("DYNAMODB_REQUEST_DEADLINE", "60")
 os.environ.pop("DYNAMODB_ENDPOINT", None)  # each test points the models at its own engine
 
 from project.settings import *  # noqa: F403

@@ -38,6 +38,7 @@ WEB_DEADLINE = {
     "DYNAMODB_CONNECT_TIMEOUT": 1.0,
     "DYNAMODB_READ_TIMEOUT": 1.5,
     "DYNAMODB_MAX_ATTEMPTS": 2,
+    "DYNAMODB_REQUEST_DEADLINE": 2.0,
 }
 # Two attempts of 1.5 s fail a frozen engine's call in 3 s; a page answers within 5 s plus
 # whatever the busy test machine adds to its usual time.

@@ -27,6 +27,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 
+from dynamo.deadline import seconds_left
 from dynamo.exceptions import EngineUnavailable, describe, outage_cause
 from dynamo.models import call_deadline
 from stats.models import METRICS
@@ -189,7 +190,8 @@ def _refill(
 
 def _wait_for_refill(key: str, lock: str) -> dict[str, Any]:
     """Wait for another request's refill of `key` for one engine deadline at most."""
-    deadline = time.monotonic() + call_deadline()
+    left = seconds_left()  # and no longer than this request has left
+    deadline = time.monotonic() + (call_deadline() if left is None else min(call_deadline(), left))
     while time.monotonic() < deadline:
         time.sleep(POLL_SECONDS)
         entry = cache.get(key)
