@@ -6,6 +6,7 @@ import math
 
 from axes.helpers import get_client_ip_address
 from django.conf import settings
+from django.core.cache import BaseCache, caches
 from django.http import HttpRequest
 from ninja.throttling import SimpleRateThrottle
 
@@ -16,6 +17,8 @@ class TokenFailureThrottle(SimpleRateThrottle):
     Only failures are recorded (ninja's throttles count every request), in Django's cache:
     shared by every host once CACHE_URL is Redis. Two concurrent failures may both be counted
     as the last allowed one (a read, then a write): the limit can be passed by a request or two.
+    Each host also counts in its own memory (the `host` cache): while Redis is down its reads
+    miss and its writes are dropped (project/cache.py), and the host's count still holds.
     """
 
     scope = "bearer_failures"
@@ -34,13 +37,25 @@ class TokenFailureThrottle(SimpleRateThrottle):
         if self.key is None:
             return False
         self.now = self.timer()
-        self.history = [t for t in self.cache.get(self.key, []) if t > self.now - self.duration]
+        self.history = max(
+            (
+                [t for t in store.get(self.key, []) if t > self.now - self.duration]
+                for store in self.stores()
+            ),
+            key=len,
+        )
         return len(self.history) >= self.num_requests
 
     def record_failure(self, request: HttpRequest) -> None:
-        """Count one failed token for this address."""
+        """Count one failed token for this address, in the shared cache and the host's own."""
         if not self.blocked(request) and self.key is not None:
-            self.throttle_success()  # ninja's name for "record this one"
+            self.history.insert(0, self.now)
+            for store in self.stores():
+                store.set(self.key, self.history, self.duration)
+
+    def stores(self) -> list[BaseCache]:
+        """Return where failures are counted: the shared cache, then this host's memory."""
+        return [self.cache, caches["host"]]
 
     def retry_after(self) -> int:
         """Return the whole seconds until the oldest counted failure leaves the window."""

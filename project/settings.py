@@ -404,6 +404,9 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
         "socket_timeout": 1.0,
         **CACHES["default"].get("OPTIONS", {}),
     }
+# Each host's own memory, for counts that must hold while the shared cache is down (the API's
+# failed-token throttle keeps them in both).
+CACHES["host"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "host"}
 # /healthz checks the engine at most once per process in this many seconds, whatever the
 # number of probes; their answers within it share one check.
 HEALTHZ_CHECK_SECONDS = 1.0

@@ -158,11 +158,12 @@ def drop_tables_of(prefix: str) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    """Empty Django's cache after each test: throttles' counts must not leak into the next."""
+    """Empty Django's caches after each test: throttles' counts must not leak into the next."""
     yield
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for each in caches.all(initialized_only=True):
+        each.clear()
 
 
 def configure_endpoint() -> str | None:

@@ -18,6 +18,7 @@ from django.utils import timezone
 from api.models import ApiToken
 from tests.admin_fixtures import client_for
 from tests.api_fixtures import ApiClient, problem_of
+from tests.servers import RedisServer
 
 LOGIN = "/admin/login/"
 PASSWORD = "the-right-password-42"
@@ -187,6 +188,26 @@ def test_failed_api_tokens_from_one_address_are_throttled_with_retry_after(root)
     assert refused.status_code == right_from_there.status_code == 429
     assert problem_of(refused)["status"] == 429 and int(refused["Retry-After"]) >= 1
     assert ApiClient(secret, REMOTE_ADDR="192.0.2.30").get("/api/skills").status_code != 429
+
+
+def test_failed_api_tokens_are_still_throttled_while_redis_is_down(root, settings):
+    with RedisServer() as redis:
+        settings.CACHES = {
+            **settings.CACHES,
+            "default": {"BACKEND": "project.cache.RedisCache", "LOCATION": redis.url},
+        }
+        guesser = ApiClient("sb_guess", REMOTE_ADDR="203.0.113.21")
+        limit = int(settings.API_TOKEN_FAILURE_RATE.split("/")[0])
+        assert guesser.get("/api/skills").status_code == 401  # counted in Redis too
+        redis.stop()
+
+        for _ in range(limit - 1):
+            assert guesser.get("/api/skills").status_code == 401
+        refused = guesser.get("/api/skills")
+
+    # The host's own count holds the line the shared one can no longer hold.
+    assert refused.status_code == 429
+    assert problem_of(refused)["status"] == 429 and int(refused["Retry-After"]) >= 1
 
 
 def test_fewer_failures_than_the_limit_leave_the_login_open(root):
