@@ -1,8 +1,14 @@
-"""API tokens on Django's admin: add one (its secret shown once), list them, revoke them."""
+"""Staff access on Django's admin: API tokens (add one, its secret shown once; list; revoke)
+and groups, whose permissions refuse an id no database row can have as a form error.
+"""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
+from django.contrib.auth.models import Group
+from django.db import connections, router
 from django.utils import timezone
 
 from .models import ApiToken
@@ -52,3 +58,39 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):
         revoked = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"Revoked {revoked} token{'s' if revoked != 1 else ''}.")
+
+
+class ChoicesByKey(forms.ModelMultipleChoiceField):
+    """Django's field, refusing a key outside its column's integer range as an unknown choice.
+
+    Django checks each chosen key by a query; a key the database cannot hold as an integer
+    (99999999999999999999) raised OverflowError there: a 500 instead of the form's error.
+    """
+
+    def _check_values(self, value):
+        field = self.queryset.model._meta.pk
+        database = connections[router.db_for_read(self.queryset.model)]
+        low, high = database.ops.integer_field_range(field.get_internal_type())
+        for key in value if isinstance(value, (list, tuple)) else []:
+            try:
+                number = int(str(key).strip())
+            except ValueError:
+                continue  # Django's own check names it
+            if not low <= number <= high:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"],
+                    code="invalid_pk_value",
+                    params={"pk": key},
+                )
+        return super()._check_values(value)
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(DjangoGroupAdmin):
+    def formfield_for_manytomany(self, db_field, request=None, **kwargs):
+        if db_field.name == "permissions":
+            kwargs["form_class"] = ChoicesByKey
+        return super().formfield_for_manytomany(db_field, request=request, **kwargs)
