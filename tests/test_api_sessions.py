@@ -7,7 +7,8 @@ import pytest
 from stats.history.models import SessionKey, StudySession, Totals, history_of
 from stats.models import UserStats
 from tests import moto_atomic
-from tests.api_fixtures import problem_of
+from tests.admin_fixtures import staff
+from tests.api_fixtures import problem_of, token_client
 from tests.helpers import joined_long_ago, run_together
 from users.models import User
 
@@ -67,6 +68,22 @@ def test_a_session_id_in_the_body_names_the_session_as_a_key_does(bob, api_clien
     assert other.status_code == 201 and len(history_of("bob")) == 2
     changed = api_client.post(URL, {**SESSION, "xp": 1, "session_id": "phone-7f3a"})
     assert changed.status_code == 422 and UserStats.get("bob").xp == 100
+
+
+def test_two_callers_sending_one_key_for_one_learner_each_record_their_own(bob, api_client):
+    other = token_client(staff("olga", "stats.change_userstats", "stats.view_userstats"))
+
+    mine = api_client.post(URL, SESSION, **{"Idempotency-Key": "shared"})
+    theirs = other.post(URL, {**SESSION, "xp": 7}, **{"Idempotency-Key": "shared"})
+
+    assert mine.status_code == theirs.status_code == 201
+    assert "Idempotent-Replayed" not in theirs
+    assert theirs.json()["xp"] == 7 and theirs.json()["session_id"] != mine.json()["session_id"]
+    assert len(history_of("bob")) == 2 and UserStats.get("bob").xp == 57
+    # Each caller's retry still answers its own first call.
+    again = other.post(URL, {**SESSION, "xp": 7}, **{"Idempotency-Key": "shared"})
+    assert again.json() == theirs.json() and again["Idempotent-Replayed"] == "true"
+    assert len(list(SessionKey.query("bob"))) == 2
 
 
 def test_another_key_records_another_session(bob, api_client):

@@ -389,9 +389,10 @@ def record_learner_session(
             username, **session, source="api", actor=history.actor(request), also=kept
         )
         return created_response(stats, recorded[0])
-    key = SessionKey.digest(
-        f"key:{idempotency_key}" if idempotency_key is not None else f"id:{client_id}"
-    )
+    # Scoped to the caller (the token's owner) and the learner: two clients that happen to
+    # send the same key for one learner record two sessions, and never see each other's.
+    named_by = f"key:{idempotency_key}" if idempotency_key is not None else f"id:{client_id}"
+    key = SessionKey.digest(f"owner:{request.user.pk}|{named_by}")
     fingerprint = SessionKey.digest(payload.model_dump_json())
     if (answer := replayed(username, key, fingerprint)) is not None:
         return answer

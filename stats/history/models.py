@@ -264,7 +264,8 @@ class SessionKey(DynamoModel):
         table_suffix = "session-keys"
 
     username = UnicodeAttribute(hash_key=True)
-    key = UnicodeAttribute(range_key=True)  # SHA-256 of the header: any header value fits
+    # SHA-256 of the caller (the token's owner) and the header: any header value fits.
+    key = UnicodeAttribute(range_key=True)
     fingerprint = UnicodeAttribute()  # SHA-256 of the request the key first came with
     session_id = UnicodeAttribute(null=True)
     answer = JSONAttribute(null=True)  # what the first call answered: status, body, etag
