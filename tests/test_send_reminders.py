@@ -99,6 +99,23 @@ def test_a_dry_run_changes_nothing(learners):
     assert sending.read_watermark() == reminder_bucket(NOON - timedelta(hours=3))
 
 
+def test_a_dry_run_lists_each_learner_with_the_hour_and_the_channel(learners):
+    User.get(learners[4]).soft_delete()
+
+    output = run(NOON, dry_run=True)
+
+    lines = output.splitlines()
+    # learner00 is due at 09:10 (hour bucket 09), learner09 at 11:43 (bucket 11).
+    assert "would send: learner00 by email at hour 2025-06-02-09" in lines
+    assert "would send: learner09 by email at hour 2025-06-02-11" in lines
+    assert "would skip: learner04 at hour 2025-06-02-10 (deleted)" in lines
+    assert sum(line.startswith("would ") for line in lines) == 10
+    # Then the counts, as a run says them; still nothing sent or written.
+    assert lines[10].startswith("Dry run, nothing sent or changed: buckets read: 4, due: 10")
+    assert mail.outbox == []
+    assert UserStats.get(learners[0]).reminder_claim is None
+
+
 def test_a_worker_that_missed_a_day_catches_up(learners):
     output = run(NOON + timedelta(days=1, hours=7))
 

@@ -50,6 +50,21 @@ FIRST_RUN_LOOKBACK = timedelta(days=7)
 
 
 @dataclass
+class Planned:
+    """What a run would do with one due reminder: send it through a channel, or skip it."""
+
+    username: str
+    bucket: str
+    channel: str | None = "email"
+    reason: str = ""
+
+    def __str__(self) -> str:
+        if self.channel is None:
+            return f"would skip: {self.username} at hour {self.bucket} ({self.reason})"
+        return f"would send: {self.username} by {self.channel} at hour {self.bucket}"
+
+
+@dataclass
 class Summary:
     """What one run did."""
 
@@ -61,6 +76,7 @@ class Summary:
     watermark_from: str = ""
     watermark_to: str = ""
     errors: list[str] = field(default_factory=list)
+    planned: list[Planned] = field(default_factory=list)
 
     def __str__(self) -> str:
         return (
@@ -186,11 +202,27 @@ class Run:
                     continue  # retried within this run: already counted
                 seen.add(stats.username)
                 self.summary.due += 1
-                if not self.dry_run:
+                if self.dry_run:
+                    self.summary.planned.append(self.plan_one(stats, bucket))
+                else:
                     self.handle_one(stats, bucket)
         if not self.dry_run:
             self.summary.watermark_to = walk.finish(min(self.held, default=None))
         return self.summary
+
+    def plan_one(self, stats: UserStats, bucket: str) -> Planned:
+        """Say what handle_one would do with this reminder, reading only."""
+        lease = stats.reminder_lease_until
+        if stats.reminder_claim is not None and lease is not None and lease >= self.now:
+            return Planned(stats.username, bucket, None, "claimed by another run")
+        user = User.get_or_none(stats.username)
+        if user is None or user.is_deleted:
+            return Planned(stats.username, bucket, None, "deleted")
+        sent_at = stats.last_reminded_at
+        if sent_at is not None and self.now - sent_at < MIN_GAP:
+            later = next_daily(stats, sent_at + MIN_GAP)
+            return Planned(stats.username, bucket, None, f"put off to {later:%Y-%m-%d %H:%M} UTC")
+        return Planned(stats.username, bucket)
 
     def handle_one(self, stats: UserStats, bucket: str) -> None:
         claimed = stats.claim_reminder(self.token, self.clock(), self.lease)

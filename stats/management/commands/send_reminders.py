@@ -29,7 +29,9 @@ class Command(DynamoCommand):
     def add_arguments(self, parser):
         parser.add_argument("--now", help="the moment to run at (ISO-8601, default: the clock)")
         parser.add_argument(
-            "--dry-run", action="store_true", help="count what is due; send and change nothing"
+            "--dry-run",
+            action="store_true",
+            help="list who is due, at which hour and by which channel; send and change nothing",
         )
         parser.add_argument(
             "--lease-minutes",
@@ -47,6 +49,8 @@ class Command(DynamoCommand):
             dry_run=options["dry_run"],
             lease=timedelta(minutes=options["lease_minutes"]),
         )
+        for planned in summary.planned:
+            self.stdout.write(str(planned))
         for error in summary.errors:
             self.stdout.write(f"failed: {error}")
         prefix = "Dry run, nothing sent or changed: " if options["dry_run"] else ""
