@@ -11,6 +11,7 @@ from django.contrib.auth.models import User as StaffUser
 from django.test import Client
 
 from catalog.models import Skill
+from dynamo.batch import batch_put
 from stats.models import UserStats
 from tests.helpers import joined_long_ago, totals_for
 from users.models import User, UserSkill
@@ -72,6 +73,65 @@ def alice(dynamo, python) -> User:
     UserSkill.for_catalog("alice", python, proficiency="Expert", years=6).save()
     UserStats("alice", xp=120, streak=3, **totals_for(75.5, 50)).save()
     return user
+
+
+def alice_change_post(**overrides: str) -> dict[str, str]:
+    """Return the POST of alice's change page: her stored values and a blank skill row."""
+    data = {
+        "username": "alice",
+        "name": "Alice Liddell",
+        "email": "alice@example.com",
+        "deleted_at_0": "",
+        "deleted_at_1": "",
+        "_version": "1",
+        "userskill-TOTAL_FORMS": "2",
+        "userskill-INITIAL_FORMS": "1",
+        "userskill-MIN_NUM_FORMS": "0",
+        "userskill-MAX_NUM_FORMS": "1000",
+        "userskill-0-_key": "alice,python",
+        "userskill-0-_version": "1",
+        "userskill-0-proficiency": "Expert",
+        "userskill-0-years": "6",
+        "userskill-0-notes": "",
+        "userskill-1-skill_id": "",
+        "userskill-1-proficiency": "",
+        "userskill-1-years": "",
+        "userskill-1-notes": "",
+        "userstats-TOTAL_FORMS": "1",
+        "userstats-INITIAL_FORMS": "1",
+        "userstats-MIN_NUM_FORMS": "0",
+        "userstats-MAX_NUM_FORMS": "1000",
+        "userstats-0-_key": "alice",
+        "userstats-0-_version": "1",
+        "userstats-0-xp": "120",
+        "userstats-0-streak": "3",
+        "userstats-0-efficiency": "50",
+        "userstats-0-accuracy": "75.5",
+        "userstats-0-next_reminder_at_0": "",
+        "userstats-0-next_reminder_at_1": "",
+    }
+    return {**data, **overrides}
+
+
+# Username, name, XP, streak, efficiency, accuracy: ties on XP, and each metric its own order.
+RANKED_LEARNERS = [
+    ("alice", "Alice Liddell", 900, 5, 80.0, 91.5),
+    ("bob", "Bob Stone", 700, 12, 40.0, 70.0),
+    ("carol", "Carol Danvers", 700, 1, 95.5, 88.0),
+    ("dave", "Dave Lister", 300, 0, 10.0, 50.0),
+    ("erin", "Erin Brook", 100, 3, 60.0, 99.0),
+]
+
+
+@pytest.fixture
+def ranked_learners(dynamo, settings) -> None:
+    """The five RANKED_LEARNERS with their stats, on a leaderboard of two shards."""
+    settings.LEADERBOARD_SHARDS = 2
+    batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in RANKED_LEARNERS])
+    stats = [
+        UserStats(u, xp=xp, streak=s, **totals_for(a, e)) for u, _, xp, s, e, a in RANKED_LEARNERS
+    ]
+    batch_put(UserStats, stats)
 
 
 def calls(response) -> int:

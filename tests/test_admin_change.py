@@ -13,7 +13,7 @@ from catalog.models import CATEGORIES, Skill
 from dynamo_admin.models import AdminLog
 from dynamo_admin.options import DynamoInline
 from stats.models import UserStats
-from tests.admin_fixtures import calls
+from tests.admin_fixtures import alice_change_post, calls
 from tests.test_fuzz import form_fields
 from users.models import LearnerWord, User, UserSkill
 
@@ -147,49 +147,12 @@ def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
     assert f"{calls(response)} DynamoDB calls" in page
 
 
-def inline_post(**overrides) -> dict[str, str]:
-    data = {
-        "username": "alice",
-        "name": "Alice Liddell",
-        "email": "alice@example.com",
-        "deleted_at_0": "",
-        "deleted_at_1": "",
-        "_version": "1",
-        "userskill-TOTAL_FORMS": "2",
-        "userskill-INITIAL_FORMS": "1",
-        "userskill-MIN_NUM_FORMS": "0",
-        "userskill-MAX_NUM_FORMS": "1000",
-        "userskill-0-_key": "alice,python",
-        "userskill-0-_version": "1",
-        "userskill-0-proficiency": "Expert",
-        "userskill-0-years": "6",
-        "userskill-0-notes": "",
-        "userskill-1-skill_id": "",
-        "userskill-1-proficiency": "",
-        "userskill-1-years": "",
-        "userskill-1-notes": "",
-        "userstats-TOTAL_FORMS": "1",
-        "userstats-INITIAL_FORMS": "1",
-        "userstats-MIN_NUM_FORMS": "0",
-        "userstats-MAX_NUM_FORMS": "1000",
-        "userstats-0-_key": "alice",
-        "userstats-0-_version": "1",
-        "userstats-0-xp": "120",
-        "userstats-0-streak": "3",
-        "userstats-0-efficiency": "50",
-        "userstats-0-accuracy": "75.5",
-        "userstats-0-next_reminder_at_0": "",
-        "userstats-0-next_reminder_at_1": "",
-    }
-    return {**data, **overrides}
-
-
 def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
     Skill("go", name="Go", category="Programming").save()
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "userskill-0-proficiency": "Advanced",
                 "userskill-1-skill_id": "go",
@@ -214,7 +177,7 @@ def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
 
 def test_an_inline_row_can_be_deleted(admin_client_, alice):
     admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-DELETE": "on"})
+        "/admin/users/user/alice/change/", alice_change_post(**{"userskill-0-DELETE": "on"})
     )
 
     assert UserSkill.get_or_none("alice", "python") is None
@@ -226,7 +189,8 @@ def test_a_stale_inline_row_is_rejected(admin_client_, alice):
     row.save()
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-proficiency": "Beginner"})
+        "/admin/users/user/alice/change/",
+        alice_change_post(**{"userskill-0-proficiency": "Beginner"}),
     )
 
     assert response.status_code == 200
@@ -245,7 +209,7 @@ def test_a_stale_inline_row_leaves_the_user_and_every_other_row_unwritten(admin_
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "name": "Alice Changed",
                 "userskill-0-proficiency": "Beginner",
@@ -276,7 +240,8 @@ def test_a_row_added_meanwhile_does_not_take_the_edit_of_the_row_shown(admin_cli
     UserSkill.for_catalog("alice", Skill.get("c-sharp"), proficiency="Expert", years=2).save()
 
     response = admin_client_.post(  # the page showed python alone, as row 0
-        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-proficiency": "Beginner"})
+        "/admin/users/user/alice/change/",
+        alice_change_post(**{"userskill-0-proficiency": "Beginner"}),
     )
 
     assert response.status_code == 302, response.content.decode()
@@ -290,7 +255,7 @@ def test_a_row_deleted_meanwhile_is_stale_and_not_written_back(admin_client_, al
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(**{"name": "Alice Changed", "userskill-0-proficiency": "Beginner"}),
+        alice_change_post(**{"name": "Alice Changed", "userskill-0-proficiency": "Beginner"}),
     )
 
     page = response.content.decode()
@@ -306,7 +271,7 @@ def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, al
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "name": "Alice Changed",
                 "userskill-1-skill_id": "go",
@@ -328,7 +293,7 @@ def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_c
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "name": "Alice Changed",
                 "userskill-0-years": "8",
@@ -378,7 +343,7 @@ def test_a_save_of_more_than_50_items_and_their_entries_is_refused_and_writes_no
     }
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(name="Alice Changed", **rows)
+        "/admin/users/user/alice/change/", alice_change_post(name="Alice Changed", **rows)
     )
 
     page = response.content.decode()
@@ -390,7 +355,7 @@ def test_a_save_of_more_than_50_items_and_their_entries_is_refused_and_writes_no
 def test_two_rows_with_one_key_are_refused_before_writing(admin_client_, alice):
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "userskill-0-DELETE": "on",
                 "userskill-1-skill_id": "python",
@@ -497,7 +462,7 @@ def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin
     UserSkill.for_catalog("alice", go, proficiency="Expert", years=1).save()
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(email="alice@wonderland.example")
+        "/admin/users/user/alice/change/", alice_change_post(email="alice@wonderland.example")
     )
 
     assert response.status_code == 302, response.content.decode()
@@ -517,7 +482,7 @@ def test_a_save_reads_no_row_of_another_learner_whose_key_was_posted(admin_clien
     too_long = {"userskill-1-_key": "alice," + "x" * 3000, "userskill-INITIAL_FORMS": "2"}
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**forged, **too_long)
+        "/admin/users/user/alice/change/", alice_change_post(**forged, **too_long)
     )
 
     assert response.status_code in (200, 302)
@@ -527,7 +492,9 @@ def test_a_save_reads_no_row_of_another_learner_whose_key_was_posted(admin_clien
 
 
 def test_a_rename_copies_the_name_onto_the_stats_in_the_saves_transaction(admin_client_, alice):
-    response = admin_client_.post("/admin/users/user/alice/change/", inline_post(name="Alice P"))
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/", alice_change_post(name="Alice P")
+    )
 
     assert response.status_code == 302, response.content.decode()
     meter = response.wsgi_request.dynamo_meter
@@ -549,7 +516,7 @@ def test_a_rename_refused_as_stale_moves_no_search_word(admin_client_, alice):
     meanwhile.save()
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(name="Alice Pleasance")
+        "/admin/users/user/alice/change/", alice_change_post(name="Alice Pleasance")
     )
 
     assert response.status_code == 200
@@ -563,7 +530,7 @@ def test_search_words_with_no_room_in_the_transaction_follow_it(admin_client_, a
     monkeypatch.setattr("dynamo_admin.writes.TRANSACTION_LIMIT", 3)
 
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(name="Alice Pleasance")
+        "/admin/users/user/alice/change/", alice_change_post(name="Alice Pleasance")
     )
 
     assert response.status_code == 302, response.content.decode()
@@ -574,7 +541,7 @@ def test_search_words_with_no_room_in_the_transaction_follow_it(admin_client_, a
 
 def test_a_rename_of_a_learner_without_stats_copies_nothing(admin_client_, alice):
     UserStats.get("alice").delete()
-    data = inline_post(name="Alice P", **{"userstats-INITIAL_FORMS": "0"})
+    data = alice_change_post(name="Alice P", **{"userstats-INITIAL_FORMS": "0"})
     data = {k: v for k, v in data.items() if not k.startswith("userstats-0-")}
     data["userstats-TOTAL_FORMS"] = "0"
 
@@ -586,13 +553,13 @@ def test_a_rename_of_a_learner_without_stats_copies_nothing(admin_client_, alice
 
 
 def test_a_stale_save_after_a_rename_says_each_refusal_once(admin_client_, alice):
-    renamed = inline_post(name="Alice Pleasance")
+    renamed = alice_change_post(name="Alice Pleasance")
     assert admin_client_.post("/admin/users/user/alice/change/", renamed).status_code == 302
 
     # A second tab, opened before the rename, edits the email and the stats.
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(email="alice@wonderland.example", **{"userstats-0-xp": "130"}),
+        alice_change_post(email="alice@wonderland.example", **{"userstats-0-xp": "130"}),
     )
 
     page = response.content.decode()

@@ -8,7 +8,8 @@ from django.core.management import call_command
 
 from catalog.models import Skill
 from stats.models import UserStats
-from tests.test_admin_change import PYTHON, inline_post, skill_form
+from tests.admin_fixtures import alice_change_post
+from tests.test_admin_change import PYTHON, skill_form
 from users.models import User, UserSkill
 
 
@@ -40,7 +41,7 @@ def test_soft_deleting_a_user_in_the_admin_takes_them_off_the_board(admin_client
 def test_a_reminder_set_in_the_admin_lands_in_its_hour_bucket(admin_client_, alice):
     admin_client_.post(
         "/admin/users/user/alice/change/",
-        inline_post(
+        alice_change_post(
             **{
                 "userstats-0-next_reminder_at_0": "2030-05-06",
                 "userstats-0-next_reminder_at_1": "07:08:09",

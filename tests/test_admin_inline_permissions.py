@@ -4,45 +4,11 @@ from __future__ import annotations
 
 from catalog.models import Skill
 from stats.models import UserStats
-from tests.admin_fixtures import client_for, staff
+from tests.admin_fixtures import alice_change_post, client_for, staff
 from users.models import User, UserSkill
 
 ALICE_CHANGE = "/admin/users/user/alice/change/"
 ALICE_DELETE = "/admin/users/user/alice/delete/"
-
-
-def user_form(**overrides: str) -> dict[str, str]:
-    """Return the POST of alice's change page with her stored values and no inline rows."""
-    data = {
-        "name": "Alice Liddell",
-        "email": "alice@example.com",
-        "deleted_at_0": "",
-        "deleted_at_1": "",
-        "_version": "1",
-    }
-    for prefix, initial in (("userskill", 1), ("userstats", 1)):
-        data |= {
-            f"{prefix}-TOTAL_FORMS": str(initial),
-            f"{prefix}-INITIAL_FORMS": str(initial),
-            f"{prefix}-MIN_NUM_FORMS": "0",
-            f"{prefix}-MAX_NUM_FORMS": "1000",
-        }
-    data |= {
-        "userskill-0-_key": "alice,python",
-        "userskill-0-_version": "1",
-        "userskill-0-proficiency": "Expert",
-        "userskill-0-years": "6",
-        "userskill-0-notes": "",
-        "userstats-0-_key": "alice",
-        "userstats-0-_version": "1",
-        "userstats-0-xp": "120",
-        "userstats-0-streak": "3",
-        "userstats-0-efficiency": "50",
-        "userstats-0-accuracy": "75.5",
-        "userstats-0-next_reminder_at_0": "",
-        "userstats-0-next_reminder_at_1": "",
-    }
-    return {**data, **overrides}
 
 
 def test_deleting_a_learner_names_the_related_types_the_user_may_not_delete(db, alice):
@@ -98,7 +64,7 @@ def test_raising_total_forms_adds_nothing_without_the_inline_models_add_permissi
     client = client_for(
         staff("carl", "users.change_user", "users.change_userskill", "stats.change_userstats")
     )
-    post = user_form(
+    post = alice_change_post(
         **{
             "userstats-TOTAL_FORMS": "1",
             "userstats-INITIAL_FORMS": "0",
@@ -126,7 +92,7 @@ def test_an_inline_the_user_may_not_see_writes_nothing(db, alice):
     client = client_for(staff("carl", "users.change_user"))
 
     page = client.get(ALICE_CHANGE).content.decode()
-    client.post(ALICE_CHANGE, user_form(**{"userstats-0-xp": "999999", "name": "Alice L."}))
+    client.post(ALICE_CHANGE, alice_change_post(**{"userstats-0-xp": "999999", "name": "Alice L."}))
 
     assert "userstats-0-xp" not in page
     assert UserStats.get("alice").xp == 120
@@ -136,7 +102,7 @@ def test_an_inline_the_user_may_not_see_writes_nothing(db, alice):
 def test_posting_delete_without_the_inline_models_delete_permission_deletes_nothing(db, alice):
     client = client_for(staff("carl", "users.change_user", "users.change_userskill"))
 
-    client.post(ALICE_CHANGE, user_form(**{"userskill-0-DELETE": "on"}))
+    client.post(ALICE_CHANGE, alice_change_post(**{"userskill-0-DELETE": "on"}))
 
     assert UserSkill.get_or_none("alice", "python") is not None
 
@@ -145,7 +111,7 @@ def test_a_view_only_inline_renders_read_only_and_ignores_posted_values(db, alic
     client = client_for(staff("vera", "users.change_user", "users.view_userskill"))
 
     page = client.get(ALICE_CHANGE).content.decode()
-    client.post(ALICE_CHANGE, user_form(**{"userskill-0-proficiency": "Beginner"}))
+    client.post(ALICE_CHANGE, alice_change_post(**{"userskill-0-proficiency": "Beginner"}))
 
     assert 'name="userskill-0-proficiency"' not in page
     assert "Expert" in page
@@ -155,7 +121,7 @@ def test_a_view_only_inline_renders_read_only_and_ignores_posted_values(db, alic
 def test_a_stored_row_without_change_permission_keeps_its_values(db, alice):
     client = client_for(staff("ada2", "users.change_user", "users.add_userskill"))
 
-    client.post(ALICE_CHANGE, user_form(**{"userskill-0-years": "40"}))
+    client.post(ALICE_CHANGE, alice_change_post(**{"userskill-0-years": "40"}))
 
     assert UserSkill.get("alice", "python").years == 6
 
@@ -167,7 +133,7 @@ def test_a_user_with_the_inline_permissions_still_edits_the_rows(db, alice):
 
     response = client.post(
         ALICE_CHANGE,
-        user_form(
+        alice_change_post(
             **{
                 "userskill-0-years": "7",
                 "userstats-0-next_reminder_at_0": "2030-01-02",

@@ -7,29 +7,9 @@ import pytest
 from catalog.choices import skill_names
 from catalog.models import Skill
 from dynamo.batch import batch_put
-from stats.models import UserStats
 from tests.admin_fixtures import calls
 from tests.api_fixtures import problem_of
-from tests.helpers import totals_for
 from users.models import User, UserSkill
-
-LEARNERS = [
-    ("alice", "Alice Liddell", 900, 5, 80.0, 91.5),
-    ("bob", "Bob Stone", 700, 12, 40.0, 70.0),
-    ("carol", "Carol Danvers", 700, 1, 95.5, 88.0),
-    ("dave", "Dave Lister", 300, 0, 10.0, 50.0),
-    ("erin", "Erin Brook", 100, 3, 60.0, 99.0),
-]
-
-
-@pytest.fixture
-def learners(dynamo, settings):
-    settings.LEADERBOARD_SHARDS = 2
-    batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in LEARNERS])
-    batch_put(
-        UserStats,
-        [UserStats(u, xp=xp, streak=s, **totals_for(a, e)) for u, _, xp, s, e, a in LEARNERS],
-    )
 
 
 def follow(client, url: str) -> list[dict]:
@@ -45,7 +25,7 @@ def follow(client, url: str) -> list[dict]:
     return rows
 
 
-def test_the_leaderboard_needs_no_credentials_and_ranks_as_the_page(learners, anonymous):
+def test_the_leaderboard_needs_no_credentials_and_ranks_as_the_page(ranked_learners, anonymous):
     response = anonymous.get("/api/leaderboard/xp")
     assert response.status_code == 200
     page = anonymous.get("/leaderboard/?metric=xp&format=json").json()
@@ -58,13 +38,13 @@ def test_the_leaderboard_needs_no_credentials_and_ranks_as_the_page(learners, an
     assert calls(response) == 2  # one Query per shard
 
 
-def test_the_leaderboard_pages_by_cursor_to_the_end(learners, anonymous):
+def test_the_leaderboard_pages_by_cursor_to_the_end(ranked_learners, anonymous):
     rows = follow(anonymous, "/api/leaderboard/accuracy?limit=2")
     assert [r["username"] for r in rows] == ["erin", "alice", "carol", "bob", "dave"]
     assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]
 
 
-def test_a_learners_rank_comes_with_their_neighbours(learners, anonymous):
+def test_a_learners_rank_comes_with_their_neighbours(ranked_learners, anonymous):
     body = anonymous.get("/api/leaderboard/streak?user=carol").json()
     assert (body["user"], body["user_rank"]) == ("carol", 4)
     # Five learners fit in the top tier (or, with no tiers yet, are all counted): exact.
@@ -76,7 +56,7 @@ def test_a_learners_rank_comes_with_their_neighbours(learners, anonymous):
     assert "carol" in [r["username"] for r in body["results"]]
 
 
-def test_the_leaderboards_errors_are_problems(learners, anonymous):
+def test_the_leaderboards_errors_are_problems(ranked_learners, anonymous):
     assert problem_of(anonymous.get("/api/leaderboard/karma"))["status"] == 404
     assert problem_of(anonymous.get("/api/leaderboard/xp?user=nobody"))["status"] == 404
     bad = anonymous.get("/api/leaderboard/xp?cursor=forged")

@@ -10,29 +10,10 @@ from django.core.management import call_command
 from dynamo.batch import batch_put
 from stats.models import UserStats
 from tests.admin_fixtures import calls
-from tests.helpers import totals_for
 from users.models import User
 
-LEARNERS = [
-    ("alice", "Alice Liddell", 900, 5, 80.0, 91.5),
-    ("bob", "Bob Stone", 700, 12, 40.0, 70.0),
-    ("carol", "Carol Danvers", 700, 1, 95.5, 88.0),
-    ("dave", "Dave Lister", 300, 0, 10.0, 50.0),
-    ("erin", "Erin Brook", 100, 3, 60.0, 99.0),
-]
 
-
-@pytest.fixture
-def learners(dynamo, settings):
-    settings.LEADERBOARD_SHARDS = 2
-    batch_put(User, [User(u, name=n, email=f"{u}@example.com") for u, n, *_ in LEARNERS])
-    batch_put(
-        UserStats,
-        [UserStats(u, xp=xp, streak=s, **totals_for(a, e)) for u, _, xp, s, e, a in LEARNERS],
-    )
-
-
-def test_the_page_ranks_learners_with_a_podium_and_shared_ranks(client, learners):
+def test_the_page_ranks_learners_with_a_podium_and_shared_ranks(client, ranked_learners):
     response = client.get("/leaderboard/?metric=xp")
 
     assert response.status_code == 200
@@ -54,7 +35,7 @@ def test_the_page_ranks_learners_with_a_podium_and_shared_ranks(client, learners
     ],
     ids=["format", "accept"],
 )
-def test_the_json_variant_serves_the_same_ranking(client, learners, request_kwargs):
+def test_the_json_variant_serves_the_same_ranking(client, ranked_learners, request_kwargs):
     response = client.get(**request_kwargs)
 
     assert response.status_code == 200
@@ -79,13 +60,13 @@ def test_the_json_variant_serves_the_same_ranking(client, learners, request_kwar
         ("efficiency", ["carol", "alice", "erin", "bob", "dave"]),
     ],
 )
-def test_each_metric_ranks_by_its_own_score(client, learners, metric, order):
+def test_each_metric_ranks_by_its_own_score(client, ranked_learners, metric, order):
     data = client.get(f"/leaderboard/?metric={metric}&format=json").json()
 
     assert [r["username"] for r in data["results"]] == order
 
 
-def test_pages_follow_the_cursor_with_ranks_carried_over(client, learners, monkeypatch):
+def test_pages_follow_the_cursor_with_ranks_carried_over(client, ranked_learners, monkeypatch):
     monkeypatch.setattr("stats.boards.cache.PAGE_SIZE", 2)
     seen, url = [], "/leaderboard/?metric=xp&format=json"
     while url:
@@ -96,7 +77,7 @@ def test_pages_follow_the_cursor_with_ranks_carried_over(client, learners, monke
     assert seen == [(1, "alice"), (2, "carol"), (2, "bob"), (4, "dave"), (5, "erin")]
 
 
-def test_a_user_lookup_shows_the_rank_and_neighbours(client, learners):
+def test_a_user_lookup_shows_the_rank_and_neighbours(client, ranked_learners):
     response = client.get("/leaderboard/?metric=xp&user=bob&format=json")
 
     data = response.json()
@@ -153,7 +134,7 @@ def test_a_rank_below_the_top_tier_is_exact_after_a_rebuild_and_approximate_once
     assert ">≈</abbr>26<" in html
 
 
-def test_an_unknown_user_gives_a_404_page(client, learners):
+def test_an_unknown_user_gives_a_404_page(client, ranked_learners):
     response = client.get("/leaderboard/?user=nobody")
 
     assert response.status_code == 404
@@ -163,7 +144,7 @@ def test_an_unknown_user_gives_a_404_page(client, learners):
 @pytest.mark.parametrize(
     "query", ["metric=karma", "metric=xp&cursor=garbage", "metric=xp&user=bob&metric=nope"]
 )
-def test_a_bad_metric_or_cursor_gives_a_400_page(client, learners, query):
+def test_a_bad_metric_or_cursor_gives_a_400_page(client, ranked_learners, query):
     response = client.get(f"/leaderboard/?{query}")
 
     assert response.status_code == 400
@@ -178,7 +159,9 @@ def test_a_bad_metric_or_cursor_gives_a_400_page(client, learners, query):
         ("metric=streak&user=nobody", 404, "No learner called 'nobody' is on the leaderboard."),
     ],
 )
-def test_the_boards_json_errors_are_problems_as_the_apis(client, learners, query, status, detail):
+def test_the_boards_json_errors_are_problems_as_the_apis(
+    client, ranked_learners, query, status, detail
+):
     by_format = client.get(f"/leaderboard/?{query}&format=json")
     by_accept = client.get(f"/leaderboard/?{query}", headers={"accept": "application/json"})
 
@@ -199,7 +182,7 @@ def test_an_empty_board_invites_the_first_learner(client, dynamo):
     assert "Nobody is on this board yet" in response.content.decode()
 
 
-def test_a_renamed_learner_shows_their_new_name_on_the_board(client, learners):
+def test_a_renamed_learner_shows_their_new_name_on_the_board(client, ranked_learners):
     alice = User.get("alice")
     alice.name = "Alice Kingsleigh"
     alice.save()
@@ -210,7 +193,7 @@ def test_a_renamed_learner_shows_their_new_name_on_the_board(client, learners):
     assert calls(response) == 2
 
 
-def test_stats_without_a_copied_name_fall_back_to_one_batch_read(client, learners):
+def test_stats_without_a_copied_name_fall_back_to_one_batch_read(client, ranked_learners):
     from dynamo.models import client_for
 
     client_for(UserStats).update_item(

@@ -12,9 +12,8 @@ from dynamo import limits
 from dynamo.batch import batch_put
 from dynamo_admin.models import AdminLog
 from stats.models import UserStats
-from tests.admin_fixtures import calls
+from tests.admin_fixtures import alice_change_post, calls
 from tests.helpers import learners_for, snapshot
-from tests.test_admin_change import inline_post
 from users.models import UserSkill
 
 FORTY_DIGITS = "1234567890123456789012345678901234567890"
@@ -115,7 +114,7 @@ def test_the_admin_shows_a_40_digit_number_as_a_field_error_and_stores_nothing(
 ):
     before = snapshot()
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-years": FORTY_DIGITS})
+        "/admin/users/user/alice/change/", alice_change_post(**{"userskill-0-years": FORTY_DIGITS})
     )
 
     assert response.status_code == 200
@@ -127,7 +126,7 @@ def test_the_admin_shows_a_40_digit_number_as_a_field_error_and_stores_nothing(
 def test_the_admin_refuses_numbers_out_of_dynamodbs_range(admin_client_, alice, number):
     before = snapshot()
     response = admin_client_.post(
-        "/admin/users/user/alice/change/", inline_post(**{"userskill-0-years": number})
+        "/admin/users/user/alice/change/", alice_change_post(**{"userskill-0-years": number})
     )
 
     assert response.status_code == 200
