@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cached_property, wraps
 from typing import Any
 
 from django import forms
@@ -20,6 +20,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 
+from dynamo import meter
 from dynamo.batch import Partition
 from dynamo.indexes import GlobalIndex
 from dynamo.limits import keys_fit
@@ -75,6 +76,13 @@ def not_editable(model) -> list[str]:
 def deleted_label(item: DynamoModel) -> str:
     """Return how a delete confirmation names an item: `Verbose name: item`."""
     return f"{capfirst(meta(type(item)).verbose_name)}: {label_of(item)}"
+
+
+def admin_script_media(script: str) -> forms.Media:
+    """Return the Media of Django's admin jQuery, jquery.init.js and `script`, from admin/js/."""
+    extra = "" if settings.DEBUG else ".min"  # Django's admin picks its jQuery the same way
+    js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", script]
+    return forms.Media(js=[f"admin/js/{name}" for name in js])
 
 
 class BaseDynamoAdmin:
@@ -150,9 +158,7 @@ class BaseDynamoAdmin:
     @property
     def media(self) -> forms.Media:
         """Return Django's admin scripts every change form loads (jQuery, core.js)."""
-        extra = "" if settings.DEBUG else ".min"
-        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "core.js"]
-        return forms.Media(js=[f"admin/js/{name}" for name in js])
+        return admin_script_media("core.js")
 
     def form_class_for(self, request, names: list[str]) -> type[ItemForm]:
         """Return a form class over these attributes, each field from formfield_for_dbfield."""
@@ -201,13 +207,15 @@ class BaseDynamoAdmin:
         return getattr(function, "empty_value_display", default)
 
     def label_for(self, name: str | Callable) -> str:
-        """Return a field's label: its `short_description`, else its name humanised."""
+        """Return a field's label: its `short_description`, the model's, else its name humanised."""
         if callable(name):
             attribute, name = name, name.__name__
         else:
             attribute = getattr(self, name, None) or getattr(self.model, name, None)
         description = getattr(attribute, "short_description", None)
-        return capfirst(description or name.replace("_", " "))
+        return capfirst(
+            description or meta(self.model).field_labels.get(name) or name.replace("_", " ")
+        )
 
     # Permissions of the admin's own model, with Django's names and signatures.
     def has_view_permission(self, request, obj: DynamoModel | None = None) -> bool:
@@ -575,7 +583,10 @@ class DynamoModelAdmin(
 
     def get_urls(self):
         prefix = f"{self.opts.app_label}_{self.opts.model_name}"
-        wrap = self.admin_site.admin_view
+
+        def wrap(view):
+            return self.admin_site.admin_view(self.metered(view))
+
         return [
             path("", wrap(self.changelist_view), name=f"{prefix}_changelist"),
             path("add/", wrap(self.add_view), name=f"{prefix}_add"),
@@ -586,6 +597,22 @@ class DynamoModelAdmin(
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{prefix}_change"),
             path("<path:object_id>/raw/", wrap(self.raw_view), name=f"{prefix}_raw"),
         ]
+
+    def metered(self, view):
+        """Wrap a view so its model's and its inlines' calls count in the page's meter.
+
+        A DynamoModel's connection reports its calls itself; a plain PynamoDB model's client
+        is instrumented here, once, so its pages show their calls and keep the request's
+        deadline as every other page does.
+        """
+
+        @wraps(view)
+        def metered_view(request, *args, **kwargs):
+            for model in {self.model, *(inline.model for inline in self.inlines)}:
+                meter.instrument(model._get_connection().connection.client)
+            return view(request, *args, **kwargs)
+
+        return metered_view
 
     @cached_property
     def urls(self):
@@ -674,9 +701,7 @@ class DynamoInline(BaseDynamoAdmin):
     @property
     def media(self) -> forms.Media:
         """Return Django's inline scripts: inlines.js adds and removes rows."""
-        extra = "" if settings.DEBUG else ".min"
-        js = [f"vendor/jquery/jquery{extra}.js", "jquery.init.js", "inlines.js"]
-        return forms.Media(js=[f"admin/js/{name}" for name in js])
+        return admin_script_media("inlines.js")
 
     def parent_key(self, parent: DynamoModel) -> Any:
         return pk_of(parent)[0]

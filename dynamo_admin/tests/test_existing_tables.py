@@ -17,6 +17,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from dynamo import local, tables
+from dynamo.exceptions import EngineUnavailable
 from dynamo.models import configure
 from dynamo_admin.checks import check_log_table
 from dynamo_admin.models import AdminLog
@@ -329,3 +330,17 @@ def test_a_csv_import_changes_one_attribute_and_keeps_the_rest(tables_ready, tmp
     call_command("import_items", "samples.ProductCatalog", str(path), stdout=StringIO())
 
     assert stored(tables_ready, "ProductCatalog", Id=201) == {**before, "Price": {"N": "150"}}
+
+
+def test_the_admins_pages_are_not_cut_by_the_request_deadline(staff, settings, monkeypatch):
+    from dynamo import middleware
+
+    settings.DYNAMODB_REQUEST_DEADLINE = 0.000_001  # any other page is a 503 at once
+
+    assert middleware.is_admin_path(PRODUCT) and not middleware.is_admin_path("/leaderboard/")
+    served = staff.get(PRODUCT)
+    monkeypatch.setattr(middleware, "is_admin_path", lambda path: False)
+
+    assert served.status_code == 200 and "Book 101 Title" in served.content.decode()
+    with pytest.raises(EngineUnavailable):  # a 503 where EngineFailureMiddleware is installed
+        staff.get(PRODUCT)

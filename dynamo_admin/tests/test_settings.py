@@ -79,14 +79,3 @@ def test_djangos_admin_app_beside_the_admin_config_is_a_check_error():
     [error] = check_admin_apps(installed=both)
     assert error.id == "dynamo_admin.E100" and "Remove 'django.contrib.admin'" in error.hint
     assert check_admin_apps(installed=both[1:]) == []
-
-
-def test_the_admins_pages_are_not_cut_by_the_request_deadline(librarian, fiction, settings):
-    from dynamo.middleware import is_admin_path
-
-    settings.DYNAMODB_REQUEST_DEADLINE = 0.000_001  # a public page would be a 503 at once
-
-    response = librarian.get("/admin/library/book/")
-
-    assert response.status_code == 200 and "Crime and Punishment" in response.content.decode()
-    assert is_admin_path("/admin/library/book/") and not is_admin_path("/leaderboard/")
