@@ -61,6 +61,9 @@ class DynamoModel(Model):
     verbose_name_plural: ClassVar[str] = ""
     # The values an attribute may take, by attribute name: its rule and the admin's select.
     field_choices: ClassVar[dict[str, tuple[str, ...]]] = {}
+    # An attribute's name in words where its Python name says it badly, as a field's
+    # verbose_name: {"xp": "XP"} (others read as their name with spaces).
+    field_labels: ClassVar[dict[str, str]] = {}
     # The model each attribute holding another table's hash key refers to, by attribute name.
     references: ClassVar[dict[str, type[DynamoModel]]] = {}
 

@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 from django.contrib.admin import widgets
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import (
     Attribute,
@@ -30,7 +31,7 @@ from dynamo import limits
 from dynamo.models import DynamoModel
 
 from .display import number_text, plain
-from .meta import meta, version_of
+from .meta import field_label, meta, version_of
 from .stored import from_json, raw_of, to_json
 
 VERSION_FIELD = "_version"
@@ -219,6 +220,11 @@ def shape_errors(attribute: Attribute, value: Any, path: str) -> list[str]:
     return []
 
 
+def default_label(name: str) -> str:
+    """Return a form field's label from its attribute's name alone."""
+    return capfirst(name.replace("_", " "))
+
+
 def formfield_for(
     name: str,
     attribute: Attribute,
@@ -238,7 +244,7 @@ def formfield_for(
         and attribute.default_for_new is None
         and not isinstance(attribute, BooleanAttribute | UnicodeSetAttribute | NumberSetAttribute)
     )
-    common = {"required": required, "label": name.replace("_", " ").capitalize(), **kwargs}
+    common = {"required": required, "label": default_label(name), **kwargs}
     if choices:
         return ChoiceField(choices=choices, **common)
     if isinstance(attribute, UTCDateTimeAttribute):
@@ -407,7 +413,7 @@ class ItemForm(forms.Form):
             elif name == NON_FIELD_ERRORS:
                 self.add_error(None, messages)
             elif not editable:
-                label = name.replace("_", " ").capitalize()
+                label = capfirst(field_label(self.model, name))
                 self.add_error(None, [f"{label}: {m}" for m in messages])
 
 
@@ -420,6 +426,9 @@ def item_form_class(
     attributes = model.get_attributes()
     make = formfield_callback or formfield_for
     fields: dict[str, Any] = {name: make(name, attributes[name]) for name in names}
+    for name, field in fields.items():
+        if field.label == default_label(name):  # not a label formfield_overrides gave
+            field.label = capfirst(field_label(model, name))
     fields[VERSION_FIELD] = forms.IntegerField(required=False, widget=forms.HiddenInput)
     fields[SHOWN_FIELD] = forms.CharField(required=False, strip=False, widget=forms.HiddenInput)
     fields["model"] = model

@@ -52,6 +52,7 @@ class ModelOpts:
             (name for name, a in attributes.items() if isinstance(a, VersionAttribute)), None
         )
         self.field_choices: dict[str, tuple[str, ...]] = own(model, "field_choices") or {}
+        self.field_labels: dict[str, str] = own(model, "field_labels") or {}
         self.references: dict[str, type[Model]] = own(model, "references") or {}
         discriminator = model._get_discriminator_attribute()
         self.discriminator_name = (
@@ -117,6 +118,12 @@ def version_of(item: Model) -> int | None:
     """Return the item's VersionAttribute value (None where the model declares none)."""
     name = meta(type(item)).version_name
     return getattr(item, name) if name else None
+
+
+def field_label(model: type[Model] | None, name: str) -> str:
+    """Return an attribute's verbose name: the model's `field_labels` entry, else its name."""
+    labels = meta(model).field_labels if model is not None else {}
+    return labels.get(name) or name.replace("_", " ")
 
 
 def attribute_name(model: type[Model], attribute: Attribute) -> str:

@@ -20,7 +20,7 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 from .display import logged_text
-from .meta import label_of, meta, pk_of
+from .meta import field_label, label_of, meta, pk_of
 from .permissions import perm_name, served_models
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
@@ -282,7 +282,7 @@ class AdminLog(DynamoModel):
         if self.action == DELETION:
             return gettext("Deleted {name} “{object}”.").format(**names)
         message = self.described_change()
-        fields = [name.replace("_", " ") for name in self.changes or {}]
+        fields = [field_label(self.logged_model, name) for name in self.changes or {}]
         if message is None and fields:
             names["fields"] = get_text_list(fields, gettext("and"))
             return gettext("Changed {fields} for {name} “{object}”.").format(**names)
@@ -336,7 +336,7 @@ class AdminLog(DynamoModel):
             return gettext("Added.")
         if self.action == DELETION:
             return gettext("Deleted.")
-        fields = [name.replace("_", " ") for name in self.changes or {}]
+        fields = [field_label(self.logged_model, name) for name in self.changes or {}]
         if not fields:
             return gettext("No fields changed.")
         return gettext("Changed {fields}.").format(fields=get_text_list(fields, gettext("and")))
@@ -355,7 +355,7 @@ class AdminLog(DynamoModel):
         """
         described = getattr(self.logged_model, "history_message_fields", ())
         return [
-            (capfirst(name.replace("_", " ")), logged_text(old), logged_text(new))
+            (capfirst(field_label(self.logged_model, name)), logged_text(old), logged_text(new))
             for name, (old, new) in (self.changes or {}).items()
             if name not in described
         ]

@@ -179,6 +179,7 @@ class UserStats(DynamoModel):
     model_name = "userstats"
     verbose_name = "user stats"
     verbose_name_plural = "user stats"
+    field_labels = {"xp": "XP"}
 
     class Meta(DynamoMeta):
         table_suffix = "user-stats"

@@ -67,7 +67,7 @@ def test_a_recorded_session_reads_as_a_sentence_with_its_numbers(admin_client_, 
 
     assert "Recorded a session: 40 XP, 8 of 10 right, 12 minutes" in page
     assert "Recorded a session: 5 XP, 1 of 1 right, 1 minute" in page
-    assert "<strong>Xp</strong>: 160 &rarr; 165" in page and not RAW.search(page)
+    assert "<strong>XP</strong>: 160 &rarr; 165" in page and not RAW.search(page)
     assert UserStats.get("alice").xp == 120 + 45
 
 

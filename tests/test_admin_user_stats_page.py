@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from io import StringIO
 
+from django.contrib import admin
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from dynamo_admin.models import AdminLog
 from stats.history.models import history_of
@@ -21,6 +24,23 @@ def test_the_page_groups_totals_reminders_and_the_leaderboard(admin_client_, ali
     page = admin_client_.get(ALICE_STATS).content.decode()
 
     assert page.index(">Totals<") < page.index(">Reminders<") < page.index(">Leaderboard<")
+
+
+def test_xp_is_labelled_as_the_model_names_it_on_the_listing_and_the_change_page(
+    admin_client_, alice
+):
+    listing = admin_client_.get("/admin/stats/userstats/").content.decode()
+    page = admin_client_.get(ALICE_STATS).content.decode()
+
+    # UserStats.field_labels says "XP"; the other attributes keep their humanised names.
+    assert re.search(r'<th[^>]*class="[^"]*column-xp[^"]*"[^>]*>.*?XP', listing, re.S)
+    assert re.search(r"<label>XP:</label>", page)
+    assert "<label>Streak:</label>" in page
+    assert "Xp" not in listing + page
+    # A form field of the attribute (the corrections' form, a project's own fields) too.
+    request = RequestFactory().get(ALICE_STATS)
+    form_class = admin.site.get_model_admin(UserStats).form_class_for(request, ["xp", "streak"])
+    assert [f.label for f in form_class.base_fields.values()][:2] == ["XP", "Streak"]
 
 
 def test_no_total_and_no_reminder_worker_field_is_an_input(admin_client_, alice):
