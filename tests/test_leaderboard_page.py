@@ -134,6 +134,21 @@ def test_a_rank_below_the_top_tier_is_exact_after_a_rebuild_and_approximate_once
     assert ">≈</abbr>26<" in html
 
 
+def test_an_approximate_rank_is_explained_on_the_page_and_an_exact_one_needs_no_note(
+    client, thirty
+):
+    from django.core.cache import cache
+
+    exact = client.get("/leaderboard/?metric=xp&user=learner05").content.decode()
+    User.get("learner01").soft_delete()  # a move after the rebuild: deep ranks may lag
+    cache.clear()
+
+    approximate = client.get("/leaderboard/?metric=xp&user=learner05").content.decode()
+
+    assert "lb-note" not in exact
+    assert '<p class="lb-note">≈ marks an approximate rank:' in approximate
+
+
 def test_an_unknown_user_gives_a_404_page(client, ranked_learners):
     response = client.get("/leaderboard/?user=nobody")
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
+from django.core.cache import cache
+from django.core.management import call_command
 
 from catalog.models import Skill
+from dynamo.batch import batch_put
 from stats.models import UserStats
 from tests.helpers import totals_for
 from users.models import User, UserSkill
@@ -59,3 +64,40 @@ def test_a_recruiter_finds_experts_with_enough_years(phone, site):
     found = phone.locator("tbody tr td.ts-user a").all_inner_texts()
     assert found[0] == "@ada"  # 9 years, then the two with 7 in either order
     assert sorted(found[1:]) == ["@grace", "@linus"]
+
+
+@pytest.fixture
+def deep_board(dynamo, live_server):
+    """150 learners, tiers of ten, and a move since the build: ranks past 100 are approximate."""
+    names = [f"learner{n:03d}" for n in range(1, 151)]
+    batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u in names])
+    batch_put(UserStats, [UserStats(u, xp=10 * n, streak=2) for n, u in enumerate(names, 1)])
+    call_command("rebuild_rank_tiers", "xp", tier_size=10, stdout=StringIO())
+    User.get("learner150").soft_delete()
+    cache.clear()
+    return live_server.url
+
+
+def test_a_deep_approximate_rank_stands_apart_from_the_next_column_and_is_explained(
+    phone, deep_board
+):
+    phone.goto(f"{deep_board}/leaderboard/?metric=xp&user=learner010")
+
+    row = phone.locator(".lb-row").first
+    assert row.locator(".lb-rank").inner_text().startswith("≈1")  # ranks 1xx, three digits
+    # Where the rank's text is drawn (not its grid cell): beside the name and the other
+    # metrics, never over them.
+    drawn = row.evaluate(
+        """row => [".lb-rank", ".lb-who", ".lb-others"].map(selector => {
+            const range = document.createRange();
+            range.selectNodeContents(row.querySelector(selector));
+            const box = range.getBoundingClientRect();
+            return [box.left, box.right];
+        })"""
+    )
+    rank, who, others = drawn
+    assert rank[1] <= who[0] and rank[1] <= others[0], drawn
+    assert "\n" in row.inner_text().split("≈", 1)[1][:6]  # "≈1xx" then a break, not "Streak"
+    assert phone.locator(".lb-note").is_visible()
+    assert "approximate" in phone.locator(".lb-note").inner_text()
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
