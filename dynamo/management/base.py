@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from argparse import ArgumentParser
 
 from botocore.exceptions import BotoCoreError, ClientError
 from django.core.exceptions import ValidationError
@@ -36,6 +37,13 @@ def _log_summary(command: BaseCommand, command_meter: meter.Meter) -> None:
 def describe_engine_error(exc: BaseException) -> str:
     """Return a one-line reason for a failed DynamoDB call."""
     return describe(exc)
+
+
+def add_dry_run_argument(
+    parser: ArgumentParser, help: str = "Change nothing; count what would change."
+) -> None:
+    """Give a command the --dry-run option: it reports what it would do and writes nothing."""
+    parser.add_argument("--dry-run", action="store_true", help=help)
 
 
 class DynamoCommand(BaseCommand):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.management.progress import Progress
 from dynamo_admin.transfer import (
     CHANGED,
@@ -34,9 +34,7 @@ class Command(DynamoCommand):
         parser.add_argument("model", help="app_label.ModelName, as registered in the admin")
         parser.add_argument("file", help="A .jsonl or .csv file")
         parser.add_argument("--format", choices=("jsonl", "csv"), help="Default: by extension.")
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Plan and report; write nothing."
-        )
+        add_dry_run_argument(parser, "Plan and report; write nothing.")
         parser.add_argument(
             "--skip-refused",
             action="store_true",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from stats.history.models import StudySession, month_of
 
 
@@ -16,9 +16,7 @@ class Command(DynamoCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Change nothing; count what would change."
-        )
+        add_dry_run_argument(parser)
 
     def handle(self, *args, dry_run: bool = False, **options):
         lacking = [s for s in StudySession.iter_all() if s.started_month is None]

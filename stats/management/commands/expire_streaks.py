@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.models import utcnow
 from stats.history import streaks
 from stats.management.commands.send_reminders import parse_now
@@ -17,9 +17,7 @@ class Command(DynamoCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--now", help="the moment to run at (ISO-8601, default: the clock)")
-        parser.add_argument(
-            "--dry-run", action="store_true", help="count what is due; change nothing"
-        )
+        add_dry_run_argument(parser, "count what is due; change nothing")
         parser.add_argument(
             "--backfill",
             action="store_true",

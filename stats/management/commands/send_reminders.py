@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.management.base import CommandError
 
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.models import utcnow
 from stats.reminders import sending
 
@@ -28,10 +28,8 @@ class Command(DynamoCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--now", help="the moment to run at (ISO-8601, default: the clock)")
-        parser.add_argument(
-            "--dry-run",
-            action="store_true",
-            help="list who is due, at which hour and by which channel; send and change nothing",
+        add_dry_run_argument(
+            parser, "list who is due, at which hour and by which channel; send and change nothing"
         )
         parser.add_argument(
             "--lease-minutes",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dynamo.batch import write_rows
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from users.models import LearnerWord, User
 
 
@@ -18,9 +18,7 @@ class Command(DynamoCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Change nothing; count what would change."
-        )
+        add_dry_run_argument(parser)
 
     def handle(self, *args, dry_run: bool = False, **options):
         wanted = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dynamo import tables
 from dynamo.exceptions import ConflictError
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.management.progress import Progress
 from dynamo.parallel import add_threads_argument, run_parallel
 from users.models import LEVELS, User, UserSkill
@@ -24,9 +24,7 @@ class Command(DynamoCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Change nothing; count what would change."
-        )
+        add_dry_run_argument(parser)
         add_threads_argument(parser)
 
     def handle(self, *args, dry_run: bool = False, threads: int = 4, **options):

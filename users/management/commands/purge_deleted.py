@@ -9,7 +9,7 @@ from django.conf import settings
 
 from dynamo.batch import batch_delete
 from dynamo.exceptions import ConflictError
-from dynamo.management.base import DynamoCommand
+from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
 from users.models import User, UserSkill
@@ -36,9 +36,7 @@ class Command(DynamoCommand):
     verbosity = 1
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Change nothing; list who would be purged."
-        )
+        add_dry_run_argument(parser, "Change nothing; list who would be purged.")
 
     def handle(self, *args, dry_run: bool = False, **options):
         self.verbosity = options["verbosity"]
