@@ -414,7 +414,8 @@ def configure_model(
     # endpoint, and AWS itself, signs with the standard credential chain.
     local_keys = "local" if is_local_endpoint(host) else None
     meta.aws_access_key_id = meta.aws_secret_access_key = local_keys
-    # Creating a botocore client costs tens of milliseconds: reuse one made for these settings.
+    # Creating a botocore client is slow (it loads DynamoDB's service model): reuse one made
+    # for these settings.
     model._connection = _connections.get((model, *wanted))
 
 

@@ -13,7 +13,7 @@ from .models import DynamoModel, client_for
 
 WAIT_SECONDS = 300
 POLL_SECONDS = 0.5
-LOCAL_POLL_SECONDS = 0.05  # a local engine builds an index on an empty table in ~0.3 s
+LOCAL_POLL_SECONDS = 0.05  # a local engine builds an index on an empty table quickly
 
 Report = Callable[[str], None]
 
@@ -138,8 +138,8 @@ def creatable(request: dict[str, Any], *, local: bool) -> dict[str, Any]:
 
     DynamoDB Local 3.3 gives the GSIs named in a CreateTable one SQLite index per set of
     first and last key attribute, so of `gsi_leaderboard_*` (all `leaderboard_partition` ..
-    `username`) only the first gets one and a Query on the others sorts the whole partition:
-    700 ms instead of 10 at 100,000 learners (bench/leaderboard_index.py); `gsi_skill_id`,
+    `username`) only the first gets one and a Query on the others sorts the whole partition
+    (bench/leaderboard_index.py; its figures in bench/RESULTS.md); `gsi_skill_id`,
     the table's keys swapped, gets none. A GSI added by UpdateTable always gets its own, so
     there those are left out here and added one at a time. Amazon DynamoDB gets one request.
     """

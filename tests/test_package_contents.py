@@ -1,6 +1,6 @@
 """The django-dynamo-admin wheel: the package alone, with nothing of Skillboard in it.
 
-Built from the working tree by bin/build-package (about 2 s), then read file by file: names,
+Built from the working tree by bin/build-package, then read file by file: names,
 code, templates, translations and the metadata (whose long description is the README).
 """
 

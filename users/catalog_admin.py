@@ -69,7 +69,7 @@ class SkillAdmin(DynamoModelAdmin):
         skill = self.get_object(request, object_id)
         if skill is None or skill.pending != SYNC:
             return
-        # Counting 34,540 holders takes seconds: the message waits at most one.
+        # Counting a popular skill's holders is a long Query: the message waits COUNT_SECONDS.
         holders, complete = UserSkill.holders_count(skill.skill_id, within=COUNT_SECONDS)
         if holders:
             messages.info(

@@ -30,7 +30,8 @@ from ..schemas import BoardPage, Holder, HolderPage, LearnerPageOut
 router = Router(tags=["public"], auth=None)
 ERRORS = {400: Problem, 404: Problem, 422: Problem}
 # A search page's holders are Queried and their names read by one BatchGetItem (0.5 RCU a
-# learner): 50 of them read about 27 RCU, 100 about 53, over the 50 RCU anonymous ceiling.
+# learner), so the page size bounds what an anonymous search reads: under the 50 RCU ceiling
+# that tests/test_anonymous_cost.py holds it to.
 SEARCH_MAX_PAGE_SIZE = 50
 HOLDER_FIELDS = [field for field in Holder.model_fields if field != "name"]
 

@@ -23,9 +23,8 @@ def insert(
 
     Each row gives the values of the fields named in `given` (str, int or float: stored as
     they are); every other column holds what bulk_create would store for an instance made
-    with `same`, prepared once by its field instead of once a row. bulk_create prepares all
-    3.4 million cells of 100,000 learners and their stats one by one, which took 46 s on a
-    shared machine; this takes a few.
+    with `same`, prepared once by its field instead of once a row, where bulk_create prepares
+    every cell of 100,000 learners and their stats one by one.
     """
     template = model(**same)
     fields = model._meta.concrete_fields

@@ -16,9 +16,9 @@ from users.models import UserSkill
 from workers import jobs
 
 REPORT_EVERY = 5000  # copies between two progress lines
-# A skill's lease: far longer than a rewrite takes (41 s for 34,540 copies); a killed run's
-# lease runs out after it, and its copies' conditions keep a run that starts then from writing
-# what another already wrote.
+# A skill's lease: far longer than a rewrite takes (bench/RESULTS.md, "Renaming a skill"); a
+# killed run's lease runs out after it, and its copies' conditions keep a run that starts then
+# from writing what another already wrote.
 LEASE_SECONDS = 600
 
 
