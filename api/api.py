@@ -8,6 +8,7 @@ from ninja import NinjaAPI
 
 from . import problems
 from .auth import STAFF
+from .renderers import TimestampRenderer
 from .routers import learners, public, skills
 
 DESCRIPTION = """\
@@ -22,6 +23,8 @@ search, over the same models and rules as the admin and the pages.
   a 429 with `Retry-After`.
 * **Locking**: GET answers an `ETag`; PUT, PATCH and DELETE need `If-Match` with it (428
   without, 412 when someone changed the item since). Creating an existing key is a 409.
+* **Times**: ISO 8601 to the second with the UTC offset (`2026-12-04T13:45:00+00:00`), as
+  the pages' JSON writes them.
 * **Paging**: lists answer `next` (a signed cursor; pass it back as `?cursor=`) and a
   `Link: <…>; rel="next"` header. No offsets, no counts.
 * **Errors**: RFC 9457 problem details (`application/problem+json`); a 422 lists every bad
@@ -67,6 +70,7 @@ api = SkillboardAPI(
     version="1.0.0",
     description=DESCRIPTION,
     auth=STAFF,
+    renderer=TimestampRenderer(),
     urls_namespace="api",
 )
 problems.install(api)

@@ -37,6 +37,11 @@ def utcnow() -> datetime:
     return now.replace(microsecond=now.microsecond // 1000 * 1000)
 
 
+def json_time(moment: datetime) -> str:
+    """Return a moment as every JSON answer writes it: ISO 8601 to the second, UTC offset."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
 class DynamoMeta:
     """Table settings read from Django settings each time a model is configured."""
 

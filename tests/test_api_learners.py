@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from dynamo_admin.models import AdminLog
 from stats.models import UserStats
@@ -10,6 +11,9 @@ from tests.api_fixtures import problem_of
 from users.models import User
 
 ADA = {"username": "ada", "name": "Ada Lovelace", "email": "ada@example.com"}
+SESSION = {"xp": 5, "questions": 1, "correct": 1, "minutes": 1}
+# ISO 8601 to the second with the UTC offset, as the learner page's JSON writes a time too.
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00")
 
 
 def test_it_creates_a_learner_with_a_hashed_password_and_logs_it(dynamo, api_client):
@@ -127,3 +131,15 @@ def test_an_api_rename_moves_the_learners_search_words(dynamo, alice, api_client
     words = {e.entry.split("#")[0] for e in LearnerWord.scan() if e.owner == "alice"}
     assert "pleasance" in words and "liddell" not in words
     assert [u.username for u in LearnerWord.find("pleas")] == ["alice"]
+
+
+def test_its_times_are_iso_8601_with_the_offset(dynamo, api_client):
+    created = api_client.post("/api/learners", ADA).json()
+    learner = api_client.get("/api/learners/ada").json()
+    listed = api_client.get("/api/learners").json()["results"][0]
+    session = api_client.post("/api/learners/ada/sessions", SESSION).json()
+
+    times = [created["created_at"], learner["updated_at"], listed["created_at"]]
+    times += [session["started_at"], session["stats"]["updated_at"]]
+    assert all(TIMESTAMP.fullmatch(t) for t in times), times
+    assert learner["created_at"] == User.get("ada").created_at.isoformat(timespec="seconds")

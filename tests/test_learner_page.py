@@ -90,6 +90,17 @@ def test_the_json_variant_carries_the_same_data(ada, client):
     assert "email" not in by_format.content.decode()
 
 
+def test_its_json_writes_a_session_time_as_the_api_does(ada, client):
+    page = client.get("/learners/ada/?format=json").json()
+    api = client.get("/api/learner-pages/ada").json()
+
+    newest = page["sessions"][0]["started_at"]
+    # ISO 8601 to the second with the UTC offset, the one format of every JSON time.
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00", newest)
+    assert newest == NOW.isoformat(timespec="seconds")
+    assert api["sessions"][0]["started_at"] == newest
+
+
 def test_unknown_and_soft_deleted_learners_get_the_same_404(ada, client):
     unknown = client.get("/learners/nobody/")
     User.get("bob").soft_delete()

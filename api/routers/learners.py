@@ -9,7 +9,6 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from ninja import Header, Query, Router, Status
 from ninja.errors import HttpError
-from ninja.responses import NinjaJSONEncoder
 
 from catalog.models import SKILL_ID_RE
 from dynamo.exceptions import AlreadyExists
@@ -24,6 +23,7 @@ from ..auth import require
 from ..editing import edit, editing
 from ..locking import etag_of, tag
 from ..problems import Problem
+from ..renderers import TimestampEncoder
 from ..schemas import (
     LearnerCreate,
     LearnerFields,
@@ -348,7 +348,7 @@ def created(stats: UserStats, session: StudySession) -> dict:
     body = SessionOut.from_orm(session).model_dump()
     body["stats"] = StatsOut.from_orm(stats).model_dump()
     # Encoded as the API encodes answers, so a replay is the same JSON, byte for byte.
-    return json.loads(json.dumps(body, cls=NinjaJSONEncoder))
+    return json.loads(json.dumps(body, cls=TimestampEncoder))
 
 
 def created_response(stats: UserStats, session: StudySession) -> HttpResponse:

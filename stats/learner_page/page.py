@@ -23,6 +23,7 @@ from django.utils.http import urlencode
 from catalog.choices import catalog_names_by_id
 from dynamo import cursors
 from dynamo.batch import get_together
+from dynamo.models import json_time
 from dynamo.parallel import read_together
 from stats.boards.ranking import rank_infos
 from stats.boards.tiers import Pointer, pointer_keys, pointers_from
@@ -204,7 +205,7 @@ def session_data(session: StudySession, names: dict[str, str]) -> dict[str, Any]
     search = f"{reverse('users:talent_search')}?{urlencode({'skill': name})}" if name else None
     return {
         "session_id": session.session_id,
-        "started_at": session.started_at.isoformat(),
+        "started_at": json_time(session.started_at),
         "xp": session.xp,
         "questions": session.questions_answered,
         "correct": session.questions_correct,
