@@ -76,3 +76,21 @@ def staff_page(browser, site: str, **context_options) -> Iterator[tuple]:
         yield page, problems
     finally:
         context.close()
+
+
+def staff_and_skills() -> None:
+    """Create the staff user staff_page() logs in as, and three catalog skills."""
+    from django.contrib.auth.models import User as StaffUser
+
+    from catalog.models import Skill
+    from dynamo.batch import batch_put
+
+    StaffUser.objects.create_superuser(STAFF_USERNAME, "ada@example.com", STAFF_PASSWORD)
+    batch_put(
+        Skill,
+        [
+            Skill("python", name="Python", category="Programming"),
+            Skill("go", name="Go", category="Programming"),
+            Skill("aws", name="AWS", category="Cloud"),
+        ],
+    )

@@ -4,13 +4,11 @@ inline rows, soft delete and restore, sorted columns. No CSP violation or consol
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User as StaffUser
 from django.utils import timezone
 
 from catalog.models import Skill
-from dynamo.batch import batch_put
 from stats.models import UserStats
-from tests.browser_fixtures import staff_page
+from tests.browser_fixtures import staff_and_skills, staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -20,15 +18,7 @@ WIDTHS = [1280, 1024]
 @pytest.fixture
 def site(dynamo, live_server, transactional_db):
     """Data on DynamoDB Local and a superuser."""
-    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
-    batch_put(
-        Skill,
-        [
-            Skill("python", name="Python", category="Programming"),
-            Skill("go", name="Go", category="Programming"),
-            Skill("aws", name="AWS", category="Cloud"),
-        ],
-    )
+    staff_and_skills()
     User("alice", name="Alice", email="alice@example.com").save()
     UserStats("alice", xp=10).save()
     return live_server.url

@@ -8,12 +8,10 @@ import io
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User as StaffUser
 from django.core.management import call_command
 
 from catalog.models import Skill
-from dynamo.batch import batch_put
-from tests.browser_fixtures import staff_page
+from tests.browser_fixtures import staff_and_skills, staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -22,15 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 @pytest.fixture
 def site(dynamo, live_server, transactional_db):
     """Skills and learners on DynamoDB Local, and a superuser."""
-    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
-    batch_put(
-        Skill,
-        [
-            Skill("python", name="Python", category="Programming"),
-            Skill("go", name="Go", category="Programming"),
-            Skill("aws", name="AWS", category="Cloud"),
-        ],
-    )
+    staff_and_skills()
     for username, name in [("alice", "Alice Liddell"), ("alina", "Alina Zagitova")]:
         User(username, name=name, email=f"{username}@example.com").save()
     User("bob", name="Bob Marley", email="bob@example.com").save()
