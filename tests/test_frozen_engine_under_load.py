@@ -29,7 +29,8 @@ from tests.serving import (
     wait_until_serving,
 )
 
-pytestmark = pytest.mark.engines("local")
+# A timed burst: run alone, after the main suite (make test), not beside another worker.
+pytestmark = [pytest.mark.engines("local"), pytest.mark.alone]
 
 CLIENTS = 32
 # The bound: 3 s from arrival, and half a second for a busy test machine.

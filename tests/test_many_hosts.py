@@ -48,7 +48,8 @@ from tests.serving import (
 )
 from users.models import User, UserSkill
 
-pytestmark = pytest.mark.engines("local")
+# Hosts under bursts of requests: run alone, after the main suite (make test), not beside it.
+pytestmark = [pytest.mark.engines("local"), pytest.mark.alone]
 
 WORKERS = 2  # `make serve`'s WEB_CONCURRENCY
 METRICS = ("xp", "streak", "efficiency", "accuracy")
