@@ -31,7 +31,8 @@ from dynamo.exceptions import AlreadyExists, StaleVersion
 from dynamo.models import DynamoModel
 
 from .display import display, plain
-from .meta import meta, pk_of
+from .keys import stored_key_names
+from .meta import label_of, meta, pk_of
 from .models import ADDITION, CHANGE, AdminLog
 from .stored import from_json, full_clean, load, misfits_of, raw_of, to_json
 from .writes import write_with_history
@@ -122,7 +123,7 @@ class Row:
 
     @property
     def label(self) -> str:
-        return " / ".join(str(v) for v in pk_of(self.item)) if self.item is not None else ""
+        return label_of(self.item) if self.item is not None else ""
 
 
 class BadFile(ValueError):
@@ -407,7 +408,7 @@ def _update(model: type[Model], row: Row) -> None:
     if not expression:
         return
     client = _client(model)
-    key = {k: v for k, v in (row.stored or {}).items() if k in _key_names(model)}
+    key = {k: v for k, v in (row.stored or {}).items() if k in stored_key_names(model)}
     try:
         client.update_item(
             TableName=model.Meta.table_name,
@@ -419,11 +420,6 @@ def _update(model: type[Model], row: Row) -> None:
         )
     except client.exceptions.ConditionalCheckFailedException as exc:
         raise LostRace from exc
-
-
-def _key_names(model: type[Model]) -> list[str]:
-    attributes = model.get_attributes()
-    return [attributes[n].attr_name for n in meta(model).key_names]
 
 
 def run(
