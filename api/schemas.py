@@ -125,8 +125,8 @@ class LearnerSkillPatch(Input):
 class LearnerSkillOut(Schema):
     username: str
     skill_id: str
-    skill_name: str = Field(description="Copied from the catalog, kept in step with it.")
-    category: str = Field(description="Copied from the catalog, kept in step with it.")
+    skill_name: str = Field(description="Copied from the catalog, kept in sync with it.")
+    category: str = Field(description="Copied from the catalog, kept in sync with it.")
     proficiency: str
     years: int
     notes: str | None = None

@@ -162,8 +162,8 @@ class DynamoModel(Model):
         self.mark_written(created=is_new)
         return result
 
-    def kept_in_step(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
-        """Return the rows to put and to delete with a write of the whole item; a hook.
+    def derived_rows(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
+        """Return the rows derived from the item, to put and to delete with its write; a hook.
 
         Rows derived from the item that nobody edits (a search index's entries): no version,
         no history, written unconditionally. The admin's transactions (write_together) carry
@@ -175,13 +175,13 @@ class DynamoModel(Model):
     def mark_written(self, *, created: bool, rows_written: bool = False) -> None:
         """Follow up a committed write, then remember the item as stored.
 
-        The rows kept in step are written first, unless the write's transaction carried them
+        The derived rows are written first, unless the write's transaction carried them
         (`rows_written`); then the written() hook runs.
         """
         if not rows_written:
             from .batch import write_rows
 
-            write_rows(*self.kept_in_step())
+            write_rows(*self.derived_rows())
         self.written(created=created)
         self._stored = self.serialize()
 
@@ -243,7 +243,7 @@ class DynamoModel(Model):
         """Apply a conditional UpdateItem; return the stored item, None if the condition failed.
 
         It bumps `version` so a stale edit made before it is refused, unless `bump_version` is
-        False (a marker nobody edits, a copy the system keeps in step). Nothing is read first.
+        False (a marker nobody edits, a copy the system keeps in sync). Nothing is read first.
         """
         if bump_version:
             actions = [*actions, cls.version.add(1)]
@@ -343,8 +343,9 @@ def table_name_for(model: type[DynamoModel], prefix: str | None = None) -> str:
 
 
 _connections: dict[tuple[Any, ...], Any] = {}
-# Web requests fail fast; a command run from the shell can afford to wait (see patient()).
-_patient = False
+# Web requests fail fast; a command run from the shell can afford to wait
+# (see use_command_timeouts()).
+_command_timeouts = False
 
 
 def is_local_endpoint(endpoint: str | None) -> bool:
@@ -362,7 +363,7 @@ def is_local_endpoint(endpoint: str | None) -> bool:
 
 def timeouts() -> tuple[float, float, int]:
     """Return the connect timeout, read timeout and total attempts DynamoDB calls get now."""
-    if _patient:
+    if _command_timeouts:
         return (
             dynamo_settings.DYNAMODB_CONNECT_TIMEOUT,
             dynamo_settings.DYNAMODB_COMMAND_READ_TIMEOUT,
@@ -383,10 +384,10 @@ def call_deadline() -> float:
     return attempts * (connect + read) + backoff
 
 
-def patient() -> None:
+def use_command_timeouts() -> None:
     """Give every model the longer timeouts and retries of a command run from the shell."""
-    global _patient
-    _patient = True
+    global _command_timeouts
+    _command_timeouts = True
     configure()  # the timeouts are part of a model's configuration: new ones, new connection
 
 

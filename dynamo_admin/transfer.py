@@ -324,7 +324,7 @@ def write(row: Row, actor: str) -> bool:
         if row.status == NEW and row.whole is not None:
             _put_new(model, row.whole)
             if isinstance(item, DynamoModel):
-                write_rows(*item.kept_in_step())
+                write_rows(*item.derived_rows())
             AdminLog.record(item, ADDITION, actor, row.changes)
         elif isinstance(item, DynamoModel):
             write_with_history(item, ADDITION if row.status == NEW else CHANGE, actor, row.changes)

@@ -40,7 +40,7 @@ class Write:
     changes: dict[str, list[Any]] = field(default_factory=dict)
     gone: bool = False  # the page showed a stored item that is no longer stored
     entry: AdminLog | None = None  # its history entry (the admin's log_* hook), else the default
-    rows_written: bool = False  # the item's rows kept in step went in its transaction
+    rows_written: bool = False  # the item's rows kept in sync went in its transaction
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -49,7 +49,7 @@ class Write:
 
 @dataclass
 class Update:
-    """A copy kept in step, updated in the page's transaction: no history entry, no new version.
+    """A copy kept in sync, updated in the page's transaction: no history entry, no new version.
 
     Its version stays, so a page opened before still saves the item it updates (as an
     UpdateItem of `DynamoModel.apply(bump_version=False)` after the save would leave it).
@@ -63,7 +63,7 @@ class Update:
 
 class PageTransaction(TransactWrite):
     """PynamoDB's TransactWrite, with an update that leaves the item's version alone and
-    unconditional writes of the rows kept in step."""
+    unconditional writes of the rows kept in sync."""
 
     def put_row(self, row: DynamoModel) -> None:
         self._put_items.append({"TableName": row.Meta.table_name, "Item": row.serialize()})
@@ -98,9 +98,9 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
     """Write every item and its history entry, or none, in one TransactWriteItems.
 
     A change or delete is conditional on the version its form showed, an addition on the key
-    being free; `actor` is the name the history entries give; `updates` (copies kept in step)
-    go in the same transaction, after them, and so do the rows each put keeps in step
-    (DynamoModel.kept_in_step: a rename's search words) while the transaction has room,
+    being free; `actor` is the name the history entries give; `updates` (copies kept in sync)
+    go in the same transaction, after them, and so do the rows derived from each put
+    (DynamoModel.derived_rows: a rename's search words) while the transaction has room,
     marking the write `rows_written`. Items must be validated and prepared already; this
     stamps the puts. Raise Cancelled naming the writes that lost.
     """
@@ -112,7 +112,7 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
     rows: dict[int, tuple[list[DynamoModel], list[DynamoModel]]] = {}
     for write in ordered:
         if write.action != DELETION and isinstance(write.item, DynamoModel):
-            puts, deletes = write.item.kept_in_step()
+            puts, deletes = write.item.derived_rows()
             if len(puts) + len(deletes) <= room:
                 rows[id(write)] = (puts, deletes)
                 room -= len(puts) + len(deletes)

@@ -185,7 +185,7 @@ class UserStats(DynamoModel):
         table_suffix = "user-stats"
 
     username = UnicodeAttribute(hash_key=True)
-    # The learner's display name, copied from users (kept in step when it changes) so a
+    # The learner's display name, copied from users (kept in sync when it changes) so a
     # leaderboard page is one Query per shard with no second read for names.
     name = UnicodeAttribute(null=True)
     xp = NumberAttribute(default=0)
@@ -291,7 +291,7 @@ class UserStats(DynamoModel):
     learner_error: str | None = None
 
     def clean(self) -> None:
-        """Keep the reminder's bucket and the streak's expiry in step; new stats need a learner."""
+        """Keep the reminder's bucket and the streak's expiry in sync; new stats need a learner."""
         self.schedule_reminder(self.next_reminder_at)
         try:
             expires = streak_expiry(self.last_active_day, self.streak)

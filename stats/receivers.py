@@ -1,4 +1,4 @@
-"""Keep the leaderboards, reminders and statistics in step with learners' accounts."""
+"""Keep the leaderboards, reminders and statistics in sync with learners' accounts."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The module runs a DynamoDB Local of its own (data on disk, so a killed one comes back on the
 same port with its data), so the session's shared engine is never stopped or frozen. The
-models get the web's default deadline rather than the test settings' patient one.
+models get the web's default deadline rather than the test settings' longer one.
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ class User(DynamoModel):
         super().stamp()
         self.created_month = self.created_at.strftime("%Y-%m")
 
-    def kept_in_step(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
+    def derived_rows(self) -> tuple[list[DynamoModel], list[DynamoModel]]:
         """Keep the learner search current: the entries of new words, and of lost ones."""
         return LearnerWord.changes_for(self)
 

@@ -1,4 +1,4 @@
-"""Keep user-skills in step with their learners' accounts.
+"""Keep user-skills in sync with their learners' accounts.
 
 Copies of a renamed catalog skill are rewritten outside the request: the save marks the skill
 pending and `sync_user_skills --pending` (scheduled every minute) rewrites them.

@@ -12,7 +12,7 @@ from pynamodb.exceptions import PynamoDBException
 
 from .. import meter
 from ..exceptions import ConflictError, EngineUnavailable, describe
-from ..models import patient
+from ..models import use_command_timeouts
 
 command_logger = logging.getLogger("dynamo.command")
 
@@ -51,7 +51,7 @@ class DynamoCommand(BaseCommand):
 
     def run_from_argv(self, argv):
         # From the shell there is no page waiting: wait longer and retry more than a request.
-        patient()
+        use_command_timeouts()
         return super().run_from_argv(argv)
 
     def execute(self, *args, **options):
