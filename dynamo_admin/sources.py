@@ -205,12 +205,18 @@ def key_value(model: type[DynamoModel], key: Key, name: str) -> Any:
 class PartitionMerge(Source):
     """Every partition of an index with few, known partition values, merged in sort-key order.
 
-    The catalog's skills by name: one Query per category (gsi_category), run together, each
-    starting at the previous page's last name; ties on the name go by the table's key.
+    One Query per partition, each resuming after the previous page's last item, merged and
+    cut to a page, both ways. Where the index's sort key ends with the table's key (a sharded
+    leaderboard: `ALL#0` … `ALL#k`, by score then username) every item has a unique place, so
+    each Query resumes exactly at that item's key with the partition swapped in. Otherwise (the
+    catalog's skills by name, one partition per category) each reads from the last item's sort
+    value on, a page and two more, and skips the items tied with it up to it; ties go by the
+    table's key.
     """
 
     index: GlobalIndex
     partitions: tuple[Any, ...]
+    unique: bool = False  # the sort key ends with the table's key
 
     def __post_init__(self) -> None:
         self.sort_keys = tuple(range_key_names(self.index)[:1])
@@ -219,25 +225,17 @@ class PartitionMerge(Source):
     def page(self, model, per_page, start, forward=True) -> Page:
         from dynamo.parallel import read_together
 
-        sort_key = self.sort_keys[0]
-        attribute = getattr(model, sort_key)
-        hash_name = meta(model).key_names[0]
+        names = [python_name(model, n) for n in range_key_names(self.index)]
+        if not self.unique:
+            names += [n for n in meta(model).key_names if n not in names]
+
+        def order(item: DynamoModel) -> tuple[Any, ...]:
+            return tuple(getattr(item, name) for name in names)
+
         after = None
-        condition = None
-        if start:
-            after = (key_value(model, start, sort_key), key_value(model, start, hash_name))
-            condition = attribute >= after[0] if forward else attribute <= after[0]
-
-        def read(partition: Any) -> list[DynamoModel]:
-            # One more than a page, and the items tied with the last one, which are skipped.
-            query = self.index.query(
-                partition, condition, scan_index_forward=forward, limit=per_page + 2
-            )
-            return [item for item in tolerant(query, model) if item is not None]
-
-        def order(item: DynamoModel) -> tuple[Any, Any]:
-            return (getattr(item, sort_key), getattr(item, hash_name))
-
+        if start and not self.unique:
+            after = tuple(key_value(model, start, name) for name in names)
+        read = partial(self.read_partition, model, per_page, start, after, forward)
         found = [
             i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
         ]
@@ -248,50 +246,26 @@ class PartitionMerge(Source):
         more = len(found) > per_page
         return Page(items, index_key(self.index, items[-1]) if more else None)
 
-    def scope(self, forward: bool) -> str:
-        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
-
-
-@dataclass
-class IndexMerge(Source):
-    """Every partition of an index whose sort key ends with the table's key, merged, both ways.
-
-    A sharded leaderboard (`ALL#0` … `ALL#k`, sorted by score then username): one Query per
-    partition, run together, each resuming after the previous page's last item (that item's
-    key with the partition swapped in: its position in the order is unique, so ties on the
-    score page exactly). One partition is one Query.
-    """
-
-    index: GlobalIndex
-    partitions: tuple[Any, ...]
-
-    def __post_init__(self) -> None:
-        self.sort_keys = tuple(range_key_names(self.index)[:1])
-        self.ordered = True
-
-    def page(self, model, per_page, start, forward=True) -> Page:
-        from dynamo.parallel import read_together
-
-        hash_attribute = model.get_attributes()[hash_key_names(self.index)[0]]
-        range_names = range_key_names(self.index)
-
-        def read(partition: Any) -> list[DynamoModel]:
+    def read_partition(self, model, per_page, start, after, forward, partition) -> list:
+        if self.unique:
             resume = None
             if start:
+                hash_attribute = model.get_attributes()[hash_key_names(self.index)[0]]
                 resume = {**start, hash_attribute.attr_name: {"S": partition}}
             query = self.index.query(
                 partition, scan_index_forward=forward, limit=per_page + 1, last_evaluated_key=resume
             )
             found = (item for item in tolerant(query, model) if item is not None)
             return list(islice(found, per_page + 1))
-
-        found = [
-            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
-        ]
-        found.sort(key=lambda i: tuple(getattr(i, n) for n in range_names), reverse=not forward)
-        items = found[:per_page]
-        more = len(found) > per_page
-        return Page(items, index_key(self.index, items[-1]) if more else None)
+        condition = None
+        if after is not None:
+            attribute = getattr(model, python_name(model, self.sort_keys[0]))
+            condition = attribute >= after[0] if forward else attribute <= after[0]
+        # A page and two more: the items tied with the last one are skipped.
+        query = self.index.query(
+            partition, condition, scan_index_forward=forward, limit=per_page + 2
+        )
+        return [item for item in tolerant(query, model) if item is not None]
 
     def scope(self, forward: bool) -> str:
         return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
@@ -457,10 +431,9 @@ def ordered_reads(
             continue
         if len(partitions) == 1:
             read: Source = IndexQuery(index, partitions[0])
-        elif range_names[-len(table_keys) :] == table_keys:
-            read = IndexMerge(index, tuple(partitions))  # a unique order: resumes exactly
         else:
-            read = PartitionMerge(index, tuple(partitions))
+            unique = range_names[-len(table_keys) :] == table_keys
+            read = PartitionMerge(index, tuple(partitions), unique=unique)
         reads.setdefault(range_names[0], (read, (True, False)))
     if date_index is not None and range_key_names(date_index):
         reads[range_key_names(date_index)[0]] = (MonthWalk(date_index), (False,))

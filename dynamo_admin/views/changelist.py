@@ -417,7 +417,6 @@ class ChangeList:
         descriptions = {
             "TableScan": _("Scan of the table (one page)"),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
-            "IndexMerge": _("Queries of every partition of the index %(index)s, merged"),
             "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
             "IndexQuery": _("Query of the index %(index)s"),
