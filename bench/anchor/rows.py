@@ -1,4 +1,4 @@
-"""Fill the anchor's SQLite with the rows bench/admin_pages.py writes to DynamoDB Local."""
+"""Fill the anchor's database with the rows bench/admin_pages.py writes to DynamoDB Local."""
 
 from __future__ import annotations
 
@@ -85,6 +85,7 @@ def fill(count: int) -> float:
     with connection.cursor() as cursor:
         # Without statistics SQLite walks the ordering index to find the one soft-deleted
         # learner instead of reading the partial index; `PRAGMA optimize`, which SQLite asks
-        # applications to run, would gather them as this does.
+        # applications to run, would gather them as this does, and PostgreSQL's autovacuum soon
+        # after a load.
         cursor.execute("ANALYZE")
     return time.perf_counter() - started

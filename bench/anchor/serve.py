@@ -1,9 +1,12 @@
 """Serve the anchor's admin pages one request at a time, for a benchmark in another process.
 
-Run from bench/: ../.venv/bin/python -m anchor.serve --users 1000
-The child makes SQLite in a temporary directory, fills it (anchor.rows), logs a superuser in
-through Django's test client and writes `ready SECONDS`; then, for each page name it reads
-on stdin (a key of PAGES, or "save"), it serves that page in process and writes one line:
+Run from bench/: ../.venv/bin/python -m anchor.serve --users 1000 [--database sqlite]
+`--database` is `sqlite` (a file in a temporary directory, the default), `postgresql` (a
+throwaway cluster on loopback, servers.postgresql, started here and stopped at the end) or the
+URL of an empty PostgreSQL database (bench/admin_pages.py starts the cluster and passes its
+URL). The child migrates and fills the database (anchor.rows), logs a superuser in through
+Django's test client and writes `ready SECONDS`; then, for each page name it reads on stdin (a
+key of pages(), or "save"), it serves that page in process and writes one line:
 `MILLISECONDS STATUS QUERIES`. "save" reads the learner's change page (untimed), then times
 the POST a browser sends after renaming the learner. Anchor (below) is the parent's side.
 """
@@ -11,12 +14,14 @@ the POST a browser sends after renaming the learner. Anchor (below) is the paren
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +44,7 @@ def pages(target: str) -> dict[str, str]:
         "date hierarchy": (
             f"{CHANGELIST}?created_at__year={today.year}&created_at__month={today.month}"
         ),
-        "change page": f"{CHANGELIST}{target}/change/",
+        "change": f"{CHANGELIST}{target}/change/",
     }
 
 
@@ -68,7 +73,7 @@ class Server:
 
         path, data = self.pages.get(page), None
         if page == "save":
-            path = self.pages["change page"]
+            path = self.pages["change"]
             html = self.client.get(path).content.decode()
             data = change_form_data(html, name=f"Learner {self.saves}")
             self.saves += 1
@@ -83,18 +88,46 @@ class Server:
         return elapsed, response.status_code, self.queries
 
 
+@contextlib.contextmanager
+def database(choice: str) -> Iterator[str]:
+    """Yield the anchor's database (a SQLite file's path or a URL), thrown away after if made."""
+    if "://" in choice:
+        yield choice
+    elif choice == "postgresql":
+        from servers import postgresql
+
+        with postgresql() as url:
+            yield url
+    else:
+        with tempfile.TemporaryDirectory(prefix="anchor-") as tmp:
+            yield str(Path(tmp) / "anchor.sqlite3")
+
+
+def database_choice(value: str) -> str:
+    if value in ("sqlite", "postgresql") or value.startswith(("postgres://", "postgresql://")):
+        return value
+    raise argparse.ArgumentTypeError("sqlite, postgresql or a postgres:// URL")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, required=True)
+    parser.add_argument(
+        "--database",
+        type=database_choice,
+        default="sqlite",
+        help="sqlite, postgresql (a throwaway cluster) or the URL of an empty PostgreSQL database",
+    )
     args = parser.parse_args()
     protocol, sys.stdout = sys.stdout, sys.stderr  # nothing else may write on the protocol
-    with tempfile.TemporaryDirectory(prefix="anchor-") as tmp:
-        os.environ["ANCHOR_DATABASE"] = str(Path(tmp) / "anchor.sqlite3")
+    from common import TARGET  # first: it puts the repository on the path (dynamo, for servers)
+
+    with database(args.database) as location:
+        os.environ["ANCHOR_DATABASE"] = location
         os.environ["DJANGO_SETTINGS_MODULE"] = "anchor.settings"
         import django
 
         django.setup()
-        from common import TARGET
         from django.core.management import call_command
 
         from .rows import fill
@@ -109,6 +142,10 @@ def main() -> int:
                 return 2
             milliseconds, status, queries = server.serve(page)
             print(f"{milliseconds:.3f} {status} {queries}", file=protocol, flush=True)
+        # Closed before the database goes (the SQLite file's directory, or the cluster).
+        from django.db import connections
+
+        connections.close_all()
     return 0
 
 
@@ -122,9 +159,9 @@ class Response:
 class Anchor:
     """The parent's handle on `python -m anchor.serve`: start it, ask for pages, stop it."""
 
-    def __init__(self, users: int) -> None:
+    def __init__(self, users: int, database: str = "sqlite") -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "anchor.serve", "--users", str(users)],
+            [sys.executable, "-m", "anchor.serve", "--users", str(users), "--database", database],
             cwd=BENCH_DIR,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -1,8 +1,10 @@
-"""Settings of the anchor: Django's startproject defaults, SQLite in a temporary file."""
+"""Settings of the anchor: Django's startproject defaults, on SQLite or PostgreSQL."""
 
 from __future__ import annotations
 
 import os
+
+import environ
 
 DEBUG = False
 SECRET_KEY = "anchor-bench-only-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -44,21 +46,26 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        # anchor.serve makes the file in a temporary directory and removes it after the run.
-        "NAME": os.environ.get("ANCHOR_DATABASE", ":memory:"),
-        # DynamoDB Local runs in memory: the anchor keeps its whole file in SQLite's page cache
-        # (57 MB at 100,000 learners) and does not wait for the disk on each commit (WAL
-        # with synchronous=NORMAL syncs at checkpoints only).
-        "OPTIONS": {
-            "init_command": (
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072;"
-            )
-        },
+# anchor.serve names the database: a SQLite file it makes in a temporary directory and removes
+# after the run, or the URL of an empty PostgreSQL database (a throwaway cluster on loopback).
+DATABASE = os.environ.get("ANCHOR_DATABASE", ":memory:")
+if "://" in DATABASE:
+    DATABASES = {"default": environ.Env.db_url_config(DATABASE)}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATABASE,
+            # DynamoDB Local runs in memory: the anchor keeps its whole file in SQLite's page
+            # cache (57 MB at 100,000 learners) and does not wait for the disk on each commit
+            # (WAL with synchronous=NORMAL syncs at checkpoints only).
+            "OPTIONS": {
+                "init_command": (
+                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072;"
+                )
+            },
+        }
     }
-}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

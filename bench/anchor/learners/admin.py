@@ -64,8 +64,8 @@ class DeletedFilter(admin.SimpleListFilter):
 class UserAdmin(admin.ModelAdmin):
     list_display = ("username", "name", "email", "created_at", "deleted_at")
     list_filter = [DeletedFilter]
-    # Skillboard's "=username" is a key lookup, exact; Django's "=" is iexact, a LIKE that
-    # SQLite cannot answer from the primary key, so the exact lookup is named instead.
+    # Skillboard's "=username" is a key lookup, exact; Django's "=" is iexact, which neither
+    # SQLite nor PostgreSQL answers from the primary key, so the exact lookup is named instead.
     # Skillboard's name and email search is by word prefix; Django's, icontains (a LIKE).
     search_fields = ("username__exact", "name", "email")
     # Skillboard's hierarchy is by month on gsi_created_month; Django's drills down

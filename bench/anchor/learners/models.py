@@ -102,7 +102,7 @@ class User(Record):
             ),
             # The admin's ordering, -created_at, made total by Django with -username: no
             # DynamoDB counterpart (Skillboard's listing is an unordered Scan), but without it
-            # SQLite would sort the whole table for every changelist page.
+            # the database would sort the whole table for every changelist page.
             models.Index(fields=["created_at", "username"], name="users_by_created_at"),
         ]
 
