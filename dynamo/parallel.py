@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -49,38 +49,29 @@ def write_batches(
     flight; `on_batch` is called on the calling thread with each finished batch's size.
     """
     sent = 0
-    warmed: set[type[DynamoModel]] = set()
-    in_flight: set[Future[int]] = set()
 
-    def collect(done: set[Future[int]]) -> None:
+    def done(size: int) -> None:
         nonlocal sent
-        for future in done:
-            size = future.result()
-            sent += size
-            if on_batch:
-                on_batch(size)
+        sent += size
+        if on_batch:
+            on_batch(size)
 
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="dynamo-batch") as pool:
-        try:
-            for model, requests in batches:
-                if model not in warmed:
-                    client_for(model)  # make the shared client here, not racing in the threads
-                    warmed.add(model)
-                if len(in_flight) >= threads * 2:
-                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                    collect(done)
-                # Each task runs in a copy of this context, so the open meter sees its calls.
-                context = contextvars.copy_context()
-                in_flight.add(pool.submit(context.run, _write, model, requests))
-            collect(in_flight)
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
-            raise
+    run_parallel(_write, _with_clients(batches), threads=threads, on_done=done)
     return sent
 
 
-def _write(model: type[DynamoModel], requests: list[dict[str, Any]]) -> int:
+def _with_clients(batches: Iterable[Batch]) -> Iterator[Batch]:
+    """Yield the batches, making each model's shared client here, not racing in the threads."""
+    made: set[type[DynamoModel]] = set()
+    for model, requests in batches:
+        if model not in made:
+            client_for(model)
+            made.add(model)
+        yield model, requests
+
+
+def _write(batch: Batch) -> int:
+    model, requests = batch
     write_requests(model, requests)
     return len(requests)
 
