@@ -16,8 +16,9 @@ The pages, as the table's rows and the `--json` keys name them: changelist (the 
 cursor (the next page), filtered (the soft-deleted), searched (by username), searched by name,
 date hierarchy (this month), change (the learner's change page), save (its POST, renaming
 the learner). Prints a Markdown table: p50 and p95 of each side, Skillboard's p50 over each
-anchor's, DynamoDB calls and read/write capacity, and each anchor's SQL queries. `--json FILE`
-writes the p50s: {"change": {"dynamo_ms": ..., "postgresql_ms": ..., "sqlite_ms": ...}, ...}.
+anchor's, DynamoDB calls and read/write capacity, and each anchor's SQL queries
+(bench/results/admin_pages.md holds the last ones). `--json FILE` writes the p50s:
+{"change": {"dynamo_ms": ..., "postgresql_ms": ..., "sqlite_ms": ...}, ...}.
 """
 
 from __future__ import annotations
