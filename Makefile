@@ -90,6 +90,7 @@ format: install
 ## bench: every benchmark on DynamoDB Local, results in bench/RESULTS.md (BENCH_USERS=100000;
 ## BENCH_ARGS=--resume keeps the sections already there and runs the others).
 bench: dynamodb-local
+	bin/install-system-deps --servers
 	BENCH_USERS=$(BENCH_USERS) $(PY) bench/run.py $(BENCH_ARGS)
 
 clean:

@@ -1,5 +1,8 @@
 """Run every benchmark against DynamoDB Local and write bench/RESULTS.md (`make bench`).
 
+Each benchmark's section is replaced where it stands (or added at the end); every other
+section of RESULTS.md (notes and measurements written by hand) is kept as it is.
+
 Run: .venv/bin/python bench/run.py   (BENCH_USERS=N sets the large size; 100,000 by default)
      .venv/bin/python bench/run.py --resume   (`make bench BENCH_ARGS=--resume`): keep the
      sections RESULTS.md holds, run the missing and the failed ones
@@ -64,18 +67,24 @@ def machine() -> list[str]:
     ]
 
 
-def finished_sections(path: Path) -> tuple[list[str], dict[str, str]]:
-    """Return the header lines and the {title: text} of each section a report holds, failed ones
-    left out, so a run stopped half-way (or with a failed section) is resumed, not redone."""
+def read_report(path: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Return a report's header lines and its (title, text) sections, in order."""
     if not path.exists():
-        return [], {}
+        return [], []
     header, *sections = path.read_text().split("\n# ")
-    done = {}
+    found = []
     for section in sections:
         title, _, body = section.partition("\n")
-        if "**Failed**" not in body:
-            done[title.strip()] = f"\n# {title.strip()}\n{body.rstrip()}"
-    return header.rstrip("\n").splitlines(), done
+        found.append((title.strip(), f"\n# {title.strip()}\n{body.rstrip()}"))
+    return header.rstrip("\n").splitlines(), found
+
+
+def run_lines(header: list[str]) -> int:
+    """Return how many of the header's first lines a run writes (its title and machine)."""
+    count = 1
+    while count < len(header) and (not header[count] or header[count].startswith("- ")):
+        count += 1
+    return count
 
 
 def main() -> int:
@@ -88,20 +97,35 @@ def main() -> int:
     args = parser.parse_args()
     users = int(os.environ.get("BENCH_USERS", 100_000))
     report = BENCH_DIR / "RESULTS.md"
-    header, done = finished_sections(report) if args.resume else ([], {})
-    if not header:
-        header = ["# Benchmarks on DynamoDB Local\n", *machine()]
-        header.append(
-            f"- Command: `make bench` (BENCH_USERS={users}); each section names its own command.\n"
-        )
-    elif done:
+    header, sections = read_report(report)
+    runs = plan(users)
+    titles = {title for title, _ in runs}
+    # What this run writes: each benchmark's section; the rest (notes written by hand, the
+    # measured history) stays where it is.
+    written: dict[str, str] = {}
+    if args.resume and header:
+        written = {t: text for t, text in sections if t in titles and "**Failed**" not in text}
         header.append(f"- Resumed at {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with `--resume`.")
-    out = list(header)
+    else:
+        header = [
+            "# Benchmarks on DynamoDB Local\n",
+            *machine(),
+            f"- Command: `make bench` (BENCH_USERS={users}); each section names its own command.\n",
+            *header[run_lines(header) :],
+        ]
+
+    def write() -> None:
+        out = list(header)
+        out += [written.get(title, text) for title, text in sections]
+        out += [
+            written[title] for title, _ in runs if title in written and title not in dict(sections)
+        ]
+        report.write_text("\n".join(out) + "\n")
+
     failed = []
-    for title, command in plan(users):
-        if title in done:
+    for title, command in runs:
+        if title in written:
             print(f"== {title}: kept from the earlier run", file=sys.stderr, flush=True)
-            out.append(done[title])
             continue
         print(f"== {title}: {' '.join(command)}", file=sys.stderr, flush=True)
         started = time.perf_counter()
@@ -113,8 +137,10 @@ def main() -> int:
             check=False,
         )
         seconds = time.perf_counter() - started
-        out.append(f"\n# {title}\n")
-        out.append(f"`.venv/bin/python bench/{' '.join(command)}` ({seconds:.0f} s)\n")
+        out = [
+            f"\n# {title}\n",
+            f"`.venv/bin/python bench/{' '.join(command)}` ({seconds:.0f} s)\n",
+        ]
         if result.returncode:
             failed.append(title)
             tail = "\n".join(result.stderr.strip().splitlines()[-5:])
@@ -122,8 +148,9 @@ def main() -> int:
         else:
             lines = [line for line in result.stdout.splitlines() if not line.startswith("{")]
             out.append(re.sub(r"^#+ ", "## ", "\n".join(lines).strip(), count=1))
-        report.write_text("\n".join(out) + "\n")  # a stopped run keeps what it measured
-    report.write_text("\n".join(out) + "\n")  # kept sections after the last one run
+        written[title] = "\n".join(out)
+        write()  # a stopped run keeps what it measured
+    write()
     print(f"Wrote {report}", file=sys.stderr)
     if failed:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
