@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
+from pynamodb.constants import ITEMS
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
@@ -30,7 +31,7 @@ from .keys import (
     stored_key_names,
 )
 from .meta import meta, pk_of
-from .stored import get_item, tolerant
+from .stored import get_item, load, tolerant
 
 Key = dict[str, Any]
 
@@ -96,12 +97,18 @@ class IndexScan(Source):
         return f"scan:{self.index.Meta.index_name}"
 
 
+# A Query narrowed by a filter expression makes at most this many calls a page: DynamoDB
+# filters what each call read, so a value few items hold would otherwise walk the partition.
+# Such a page may show fewer rows than a page holds; Next resumes where DynamoDB stopped.
+NARROWED_CALLS_PER_PAGE = 3
+
+
 class PartitionQuery(Source):
     """A Query of one partition, in its sort-key order or the reverse."""
 
     hash_key: Any
     range_key_condition: Condition | None
-    # A chosen list filter's condition, when one narrows a search (a filter expression).
+    # The chosen list filters that narrow it (a search's or another filter's Query).
     filter_condition: Condition | None = None
 
     def queried(self, model: type[DynamoModel]) -> Any:
@@ -121,6 +128,27 @@ class PartitionQuery(Source):
             last_evaluated_key=start,
         )
         return tolerant(results, model)
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        """Take a page; narrowed by a filter expression, from NARROWED_CALLS_PER_PAGE calls."""
+        if self.filter_condition is None:
+            return super().page(model, per_page, start, forward)
+        calls = self.read(model, per_page, start, forward).page_iter  # one DynamoDB call each
+        found: list[dict[str, Any]] = []
+        for _call in range(NARROWED_CALLS_PER_PAGE):
+            found += next(calls).get(ITEMS, [])
+            if len(found) >= per_page or calls.last_evaluated_key is None:
+                break
+        next_start = calls.last_evaluated_key
+        if len(found) > per_page:
+            found = found[:per_page]
+            next_start = {name: found[-1][name] for name in self.cursor_names(model)}
+        items = [item for item in map(partial(load, model), found) if item is not None]
+        return Page(items, next_start)
+
+    def cursor_names(self, model: type[DynamoModel]) -> list[str]:
+        """Return the stored key names a cursor into what is queried carries."""
+        return stored_key_names(model)
 
     def scope(self, forward: bool) -> str:
         condition = "" if self.range_key_condition is None else repr(self.range_key_condition)
@@ -143,6 +171,11 @@ class IndexQuery(PartitionQuery):
 
     def queried(self, model):
         return self.index
+
+    def cursor_names(self, model: type[DynamoModel]) -> list[str]:
+        names = stored_key_names(model)
+        index_names = hash_key_names(self.index) + range_key_names(self.index)
+        return names + [name for name in index_names if name not in names]
 
     def name(self) -> str:
         return f"query:{self.index.Meta.index_name}"

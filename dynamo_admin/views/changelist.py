@@ -1,10 +1,11 @@
 """ChangeList: the query string turned into one DynamoDB read, its columns and its page links.
 
 The search (a key lookup), a list filter or the date hierarchy each pick one Query or GetItem;
-with none of them the listing is a Scan with a limit. One read at a time: choosing one drops
-the others from the links. Pages move through signed cursors, never offsets or counts. The
-reads are planned in dynamo_admin/sources.py; ChangeListViews is the page, as DynamoModelAdmin's
-methods.
+with none of them the listing is a Scan with a limit. The others chosen beside it narrow that
+one read where DynamoDB can (its key condition or filter expression), and the page says which
+cannot; as in Django's changelist, every link keeps the other choices and the sort. Pages move
+through signed cursors, never offsets or counts. The reads are planned in
+dynamo_admin/sources.py; ChangeListViews is the page, as DynamoModelAdmin's methods.
 """
 
 from __future__ import annotations
@@ -96,8 +97,14 @@ class ChangeList:
         self.date_index = model_admin.get_date_hierarchy_index(request)
         self.list_display = list(model_admin.get_list_display(request))
         self.order = self.get_order()
+        # A search's narrowing: the filters in its Query, and those it cannot take.
         self.combined: list[str] = []
         self.uncombined: list[str] = []
+        # Without a search: the filter (or month) whose read lists the page, the others
+        # narrowing it, and those that cannot.
+        self.applied = ""
+        self.narrowed_by: list[str] = []
+        self.not_applied: list[str] = []
         self.ordered_reads = model_admin.get_ordered_reads(request)
         # Set by get_search_results: the page then drops an item already listed on it.
         self.may_have_duplicates = False
@@ -140,20 +147,53 @@ class ChangeList:
                 raise BadQuery(str(exc)) from exc
             if source is not listing:
                 return self.combine(source), SEARCH_VAR
+        chosen = self.chosen_reads()
+        if chosen:
+            return self.narrowed(chosen)
+        return listing, ""
+
+    def chosen_reads(self) -> list[tuple[str, str, Source]]:
+        """Return each chosen filter's and month's parameter, title and read, in sidebar order."""
+        chosen = []
         for list_filter in self.filters:
             if list_filter.value() is not None:
                 try:
-                    return list_filter.source(list_filter.value()), list_filter.parameter_name
+                    source = list_filter.source(list_filter.value())
                 except (ValueError, KeyError) as exc:
                     message = _("Bad %(title)s filter: %(problem)s")
                     raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
-        if self.date_index is not None:
-            month = self.params.get(self.date_parameter)
-            if month:
-                if not MONTH_RE.match(month):
-                    raise BadQuery(_("Choose a month as YYYY-MM."))
-                return IndexQuery(self.date_index, month), self.date_parameter
-        return listing, ""
+                chosen.append((list_filter.parameter_name, str(list_filter.title), source))
+        month = self.chosen_month()
+        if month:
+            chosen.append((self.date_parameter, _("month"), IndexQuery(self.date_index, month)))
+        return chosen
+
+    def narrowed(self, chosen: list[tuple[str, str, Source]]) -> tuple[Source, str]:
+        """Return the chosen read the other choices narrow best, and the parameter that chose it.
+
+        Each other filter or month narrows it in the same Query (a key condition on its sort
+        key, else a filter expression). The read kept leaves the fewest choices unapplied;
+        among equals, one sorted by the `o` column (so the sort stays), else the sidebar's
+        first. `not_applied` names the choices it cannot be narrowed by: the page says so.
+        """
+        sort = self.order[0]
+        chosen = sorted(chosen, key=lambda read: sort is None or sort not in read[2].sort_keys[:1])
+        best = None
+        for parameter, title, source in chosen:
+            narrowed_by, not_applied = self.narrow(source, self.chosen_narrowings(skip=parameter))
+            if best is None or len(not_applied) < len(best[4]):
+                best = (source, parameter, title, narrowed_by, not_applied)
+            if not not_applied:
+                break
+        source, parameter, self.applied, self.narrowed_by, self.not_applied = best
+        return source, parameter
+
+    def chosen_month(self) -> str:
+        """Return the date hierarchy's chosen month (`YYYY-MM`), or ""."""
+        month = self.params.get(self.date_parameter, "") if self.date_index is not None else ""
+        if month and not MONTH_RE.match(month):
+            raise BadQuery(_("Choose a month as YYYY-MM."))
+        return month
 
     def listing_source(self) -> Source:
         """Return the read of the whole table: in the chosen or declared order, else a Scan."""
@@ -163,21 +203,22 @@ class ChangeList:
                 return reads[name][0]
         return TableScan()
 
-    def chosen_narrowings(self) -> list[tuple[str, tuple[str, Any] | None]]:
-        """Return each chosen filter's and month's title and (attribute, condition on items)."""
+    def chosen_narrowings(self, skip: str = "") -> list[tuple[str, tuple[str, Any] | None]]:
+        """Return each chosen filter's and month's title and (attribute, condition on items).
+
+        `skip` leaves out the filter or month of that parameter (the one whose read is kept).
+        """
         chosen = []
         for list_filter in self.filters:
-            if list_filter.value() is not None:
+            if list_filter.value() is not None and list_filter.parameter_name != skip:
                 try:
                     narrowing = list_filter.condition(list_filter.value())
                 except (ValueError, KeyError) as exc:
                     message = _("Bad %(title)s filter: %(problem)s")
                     raise BadQuery(message % {"title": list_filter.title, "problem": exc}) from exc
                 chosen.append((str(list_filter.title), narrowing))
-        month = self.params.get(self.date_parameter) if self.date_index is not None else None
-        if month:
-            if not MONTH_RE.match(month):
-                raise BadQuery(_("Choose a month as YYYY-MM."))
+        month = self.chosen_month()
+        if month and self.date_parameter != skip:
             name = self.date_parameter
             chosen.append((_("month"), (name, getattr(self.model, name) == month)))
         return chosen
@@ -185,36 +226,47 @@ class ChangeList:
     def combine(self, source: Source) -> Source:
         """Narrow a search's Query by the chosen filters, in the same Query.
 
-        On the Query's sort key a filter is its key condition; on another attribute, its
-        filter expression (still one call; the read capacity is that of what the Query
-        walks, in the footer). A key attribute DynamoDB refuses in a filter expression, a
-        GetItem and a word search cannot be narrowed: `uncombined` names those filters and
-        the page says so.
+        `combined` names the filters it is narrowed by, `uncombined` those it cannot be (see
+        narrow()), and the page says so.
         """
+        self.combined, self.uncombined = self.narrow(source, self.chosen_narrowings())
+        return source
+
+    def narrow(
+        self, source: Source, narrowings: list[tuple[str, tuple[str, Any] | None]]
+    ) -> tuple[list[str], list[str]]:
+        """Narrow a Query by each (title, narrowing); return the titles it took and refused.
+
+        On the Query's sort key a narrowing is its key condition; on another attribute, its
+        filter expression (still one Query; its read capacity is that of what the Query
+        walks, in the footer). A key attribute DynamoDB refuses in a filter expression, a
+        GetItem, a Scan and a word search cannot be narrowed.
+        """
+        combined: list[str] = []
+        uncombined: list[str] = []
         if not isinstance(source, PartitionQuery):
-            self.uncombined = [title for title, _ in self.chosen_narrowings()]
-            return source
+            return combined, [title for title, _ in narrowings]
         keys = set(stored_key_names(self.model))
         index = getattr(source, "index", None)
         if index is not None:
             keys |= {*hash_key_names(index), *range_key_names(index)}
-        for title, narrowing in self.chosen_narrowings():
+        for title, narrowing in narrowings:
             name, condition = narrowing if narrowing is not None else ("", None)
             if condition is None:
-                self.uncombined.append(title)
+                uncombined.append(title)
             elif name in source.sort_keys[:1] and source.range_key_condition is None:
                 source.range_key_condition = condition
-                self.combined.append(title)
+                combined.append(title)
             elif name in keys:
-                self.uncombined.append(title)
+                uncombined.append(title)
             else:
                 source.filter_condition = (
                     condition
                     if source.filter_condition is None
                     else source.filter_condition & condition
                 )
-                self.combined.append(title)
-        return source
+                combined.append(title)
+        return combined, uncombined
 
     def get_order(self) -> tuple[str, bool] | tuple[None, None]:
         """Return the column and direction Django's `?o=` asks for (`o=2`, `o=-2`)."""
@@ -259,14 +311,12 @@ class ChangeList:
         return f"?{urlencode(sorted(params.items()))}" if params else "?"
 
     def choose(self, parameter: str, value: str | None) -> str:
-        """Return the link that reads through one parameter (dropping the other choosers).
+        """Return the link that sets one parameter and keeps the others, as Django's filters do.
 
-        A search stays: a filter or a month chosen beside it narrows its Query where it can.
+        The search, the other filters, the month and the sort (`o`) stay: the listing reads
+        through one of them and the others narrow that read where DynamoDB can.
         """
-        chooser = {SEARCH_VAR, ORDER_VAR, YEAR_VAR, self.date_parameter}
-        chooser |= {f.parameter_name for f in self.filters}
-        keep = {YEAR_VAR} | ({SEARCH_VAR} if parameter != SEARCH_VAR else set())
-        return self.get_query_string({parameter: value}, remove=chooser - keep)
+        return self.get_query_string({parameter: value})
 
     def page_link(self, position: pagination.Position | None) -> str | None:
         if position is None:
@@ -389,8 +439,8 @@ class ChangeList:
 
     @property
     def search_hidden(self) -> list[tuple[str, str]]:
-        """Return the chosen filters and month, kept by the search form as Django's keeps them."""
-        kept = {f.parameter_name for f in self.filters} | {self.date_parameter, YEAR_VAR}
+        """Return the chosen filters, month and sort, kept by the search form as Django's are."""
+        kept = {f.parameter_name for f in self.filters} | {self.date_parameter, YEAR_VAR, ORDER_VAR}
         return [(k, v) for k, v in sorted(self.params.items()) if k in kept and k]
 
     @property
@@ -399,7 +449,11 @@ class ChangeList:
 
     @property
     def clear_all_url(self) -> str | None:
-        return self.choose(SEARCH_VAR, None) if self.active else None
+        """Return the link without the search, filters and month (the sort stays), if any."""
+        if not self.active:
+            return None
+        choosers = {SEARCH_VAR, self.date_parameter} | {f.parameter_name for f in self.filters}
+        return self.get_query_string(remove=choosers)
 
     @property
     def index_name(self) -> str:
@@ -412,7 +466,8 @@ class ChangeList:
         """Return what the page read, for the line above the results.
 
         A read of the project's own (from get_search_results or get_ordered_reads) says its
-        `description`, else its class name; a subclass of ours says what its base reads.
+        `description`, else its class name; a subclass of ours says what its base reads. A
+        filter's read names the filters that narrow it.
         """
         descriptions = {
             "TableScan": _("Scan of the table (one page)"),
@@ -426,12 +481,17 @@ class ChangeList:
                 "Query of the word index %(index)s, then one BatchGetItem of the matches"
             ),
         }
+        kinds = [k.__name__ for k in type(self.source).__mro__ if k.__name__ in descriptions]
         if self.source.description:
-            return self.source.description
-        for kind in type(self.source).__mro__:
-            if kind.__name__ in descriptions:
-                return descriptions[kind.__name__] % {"index": self.index_name}
-        return type(self.source).__name__
+            read = self.source.description
+        elif kinds:
+            read = descriptions[kinds[0]] % {"index": self.index_name}
+        else:
+            read = type(self.source).__name__
+        if self.narrowed_by:
+            filters = ", ".join(self.narrowed_by)
+            return _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
+        return read
 
 
 class ChangeListViews:
@@ -489,6 +549,15 @@ class ChangeListViews:
             action_form.fields["action"].choices = self.get_action_choices(request)
         else:
             action_form = None
+        if cl.not_applied:
+            message = _(
+                "Only the %(applied)s filter applies here: the rows below are not filtered by "
+                "%(others)s, which cannot narrow the same read."
+            )
+            others = ", ".join(cl.not_applied)
+            self.message_user(
+                request, message % {"applied": cl.applied, "others": others}, messages.WARNING
+            )
         rows = cl.rows()
         may_change = self.has_change_permission(request)
         title = _("Select %s to change") if may_change else _("Select %s to view")
