@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.admin.utils import display_for_value
-from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, identify_hasher
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX, identify_hasher, mask_hash
 from django.utils import timezone
 from django.utils.formats import date_format, localize
 from django.utils.text import capfirst
@@ -93,3 +93,15 @@ def masked(value: Any) -> str:
     except ValueError:
         return gettext("Invalid password format or unknown hashing algorithm.")
     return " ".join(f"{key}: {text}" for key, text in summary.items())
+
+
+def masked_stored(value: Any) -> str:
+    """Return a stored secret as the Stored item page shows it: masked, never reworded.
+
+    A hash reads as masked() summarises it; Django's unusable password (`!` and random
+    characters), which its widget calls "No password set.", keeps its `!`, the rest masked.
+    """
+    text = "" if value is None else str(value)
+    if text.startswith(UNUSABLE_PASSWORD_PREFIX):
+        return mask_hash(text, show=len(UNUSABLE_PASSWORD_PREFIX))
+    return masked(value)

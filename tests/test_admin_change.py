@@ -588,8 +588,7 @@ def test_an_unusable_password_reads_no_password_set_as_in_django(admin_client_, 
     alice.save()
 
     change = admin_client_.get("/admin/users/user/alice/change/").content.decode()
-    raw = admin_client_.get("/admin/users/user/alice/raw/").content.decode()
 
-    assert "No password set." in change and "No password set." in raw
-    assert "Invalid password format" not in change + raw
-    assert alice.password_hash not in raw
+    # The Stored item page shows what is stored instead (tests/test_admin_stored_item.py).
+    assert "No password set." in change
+    assert "Invalid password format" not in change

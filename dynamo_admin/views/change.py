@@ -21,7 +21,7 @@ from dynamo.models import DynamoModel
 from dynamo.parallel import read_together
 
 from .. import helpers
-from ..display import display, masked
+from ..display import display, masked_stored
 from ..forms import ItemForm
 from ..keys import Original, key_item
 from ..meta import label_of, meta, pk_of
@@ -396,7 +396,7 @@ def current_values(admin, current: DynamoModel | None) -> list[tuple[str, str]]:
 
 
 def raw_masked(item: DynamoModel) -> dict[str, Any]:
-    """Return the item as stored, in DynamoDB JSON, each secret replaced by a masked summary.
+    """Return the item as stored, in DynamoDB JSON, each secret masked (display.masked_stored).
 
     Undeclared attributes and values the model cannot read are shown as stored; a declared
     value as the admin holds it (a log entry's values hidden from this user stay hidden).
@@ -405,5 +405,5 @@ def raw_masked(item: DynamoModel) -> dict[str, Any]:
     for name in secret_fields(item):
         attribute = item.get_attributes()[name]
         if attribute.attr_name in raw:
-            raw[attribute.attr_name] = {"S": masked(getattr(item, name))}
+            raw[attribute.attr_name] = {"S": masked_stored(getattr(item, name))}
     return raw
