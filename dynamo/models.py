@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 from pynamodb.attributes import UTCDateTimeAttribute, VersionAttribute
 from pynamodb.constants import ALL_NEW
 from pynamodb.exceptions import DeleteError, PutError, UpdateError
@@ -110,6 +111,26 @@ class DynamoModel(Model):
         return f"<{type(self).__name__}: {self}>"
 
     # --- validation -----------------------------------------------------------------------
+    def unique_error_message(
+        self, model_class: type[DynamoModel], unique_check: tuple[str, ...]
+    ) -> ValidationError:
+        """Return the error of a write whose key another item holds, as Django's hook does.
+
+        DynamoDB keeps one item per key, so `unique_check` is always the key's attribute names;
+        a model says what a taken key means in its own words by overriding this.
+        """
+        return ValidationError(
+            gettext("A %(model_name)s with the key %(key)s already exists."),
+            code="unique",
+            params={
+                "model": self,
+                "model_class": model_class,
+                "model_name": self.verbose_name,
+                "unique_check": unique_check,
+                "key": str(self),
+            },
+        )
+
     def field_errors(self) -> dict[str, list[str]]:
         """Return the domain-rule violations of this item, one message list per field."""
         return {}
@@ -329,10 +350,16 @@ def _conflict(exc: Exception, is_new: bool, item: DynamoModel) -> Exception:
     if not condition_failed(exc):
         return exc
     if is_new:
-        return AlreadyExists(f"A {item.verbose_name} with the key {item} already exists.")
+        return AlreadyExists(taken_key_message(item))
     return StaleVersion(
         f"Someone else changed or deleted this {item.verbose_name} ({item}) since it was read."
     )
+
+
+def taken_key_message(item: DynamoModel) -> str:
+    """Return what a write says when another item holds this item's key."""
+    key = tuple(item.key_attribute_names())
+    return " ".join(item.unique_error_message(type(item), key).messages)
 
 
 def table_name_for(model: type[DynamoModel], prefix: str | None = None) -> str:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 from django.utils.translation import gettext as _
 from pynamodb.constants import KEY
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
-from dynamo.models import DynamoModel
+from dynamo.models import DynamoModel, taken_key_message
 
 from .meta import label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for
@@ -183,6 +184,18 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         write.rows_written = id(write) in rows
 
 
+def key_taken(item: Model) -> str:
+    """Return what a write says when another item holds this item's key.
+
+    A DynamoModel says it in its own words (its unique_error_message(), Django's hook); a
+    plain PynamoDB model's message names the key.
+    """
+    if isinstance(item, DynamoModel):
+        return taken_key_message(item)
+    names = {"name": meta(type(item)).verbose_name, "item": label_of(item)}
+    return _("A %(name)s with the key %(item)s already exists.") % names
+
+
 def log_changes(write: Write) -> dict[str, list[Any]]:
     """Return what the history keeps of a write: no values of a deleted item (it is forgotten)."""
     return {} if write.action == DELETION else write.changes
@@ -209,8 +222,7 @@ def write_with_history(
             message = _("Another write to the %(name)s %(item)s ran at once.")
             raise ConflictError(message % names) from exc
         if action == ADDITION:
-            message = _("A %(name)s with the key %(item)s already exists.")
-            raise AlreadyExists(message % names) from exc
+            raise AlreadyExists(key_taken(item)) from exc
         message = _("The %(name)s %(item)s changed since it was read.")
         raise StaleVersion(message % names) from exc
     if action == DELETION:

@@ -282,7 +282,7 @@ def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, al
     )
 
     page = response.content.decode()
-    assert "A user skill with the key alice / go already exists." in page
+    assert "Alice Liddell already has the skill Go." in page
     assert "Currently stored: User skill alice / go" in page
     assert User.get("alice").name == "Alice Liddell"
     assert UserSkill.get("alice", "go").proficiency == "Expert"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from io import StringIO
 
 from django.core.management import call_command
@@ -50,3 +51,33 @@ def test_a_reminder_set_in_the_admin_lands_in_its_hour_bucket(admin_client_, ali
     )
 
     assert UserStats.get("alice").next_reminder_bucket == "2030-05-06-07"
+
+
+def test_adding_a_skill_the_learner_holds_says_so_in_words_on_their_page(admin_client_, alice):
+    response = admin_client_.post(
+        "/admin/users/user/alice/change/",
+        alice_change_post(
+            **{
+                "userskill-1-skill_id": "python",
+                "userskill-1-proficiency": "Beginner",
+                "userskill-1-years": "1",
+            }
+        ),
+    )
+
+    page = html.unescape(response.content.decode())
+    assert "Alice Liddell already has the skill Python." in page
+    assert "with the key" not in page  # not the key's internal words
+    assert UserSkill.get("alice", "python").proficiency == "Expert"
+
+
+def test_adding_a_skill_the_learner_holds_says_so_in_words_on_the_add_page(admin_client_, alice):
+    response = admin_client_.post(
+        "/admin/users/userskill/add/",
+        {"username": "alice", "skill_id": "python", "proficiency": "Beginner", "years": "1"},
+    )
+
+    page = html.unescape(response.content.decode())
+    assert "Alice Liddell already has the skill Python." in page
+    assert "with the key" not in page
+    assert UserSkill.get("alice", "python").proficiency == "Expert"

@@ -82,6 +82,7 @@ def test_adding_a_skill_held_already_is_a_conflict(dynamo, alice, api_client):
         "/api/learners/alice/skills", {"skill_id": "python", "proficiency": "Beginner"}
     )
     assert response.status_code == 409
+    assert problem_of(response)["detail"] == "Alice Liddell already has the skill Python."
     assert UserSkill.get("alice", "python").proficiency == "Expert"
 
 

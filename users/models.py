@@ -322,6 +322,17 @@ class UserSkill(DynamoModel):
     def is_in_sync_with(self, skill: Skill) -> bool:
         return self.skill_name == skill.name and self.category == skill.category
 
+    def unique_error_message(self, model_class, unique_check) -> ValidationError:
+        """Say that the learner holds this skill already, by their name and the skill's."""
+        learner = self.learner()
+        # The name as stored: a page renaming the learner in the same save saved nothing.
+        name = learner and (learner.stored_value("name") or learner.name)
+        return ValidationError(
+            gettext("%(learner)s already has the skill %(skill)s."),
+            code="unique_together",
+            params={"learner": name or self.username, "skill": self.skill_name or self.skill_id},
+        )
+
     def field_errors(self) -> dict[str, list[str]]:
         errors = FieldErrors()
         if errors.require("username", self.username):

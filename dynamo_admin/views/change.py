@@ -50,6 +50,7 @@ from ..writes import (
     Cancelled,
     Update,
     Write,
+    key_taken,
     write_together,
 )
 
@@ -360,15 +361,17 @@ def report_cancelled(form: ItemForm, failures) -> list[dict[str, Any]]:
     stale = []
     for write, code in failures:
         item, name = write.item, meta(type(write.item)).verbose_name
+        names = {"name": name, "item": label_of(item)}
         if code == TRANSACTION_CONFLICT:
             message = _("Another save was writing the %(name)s “%(item)s” at the same moment.")
+            message %= names
         elif write.action == ADDITION:
-            message = _("A %(name)s with the key %(item)s already exists.")
+            message = key_taken(item)
         else:
             message = _(
                 "Someone else changed or deleted the %(name)s “%(item)s” since you opened it."
             )
-        message %= {"name": name, "item": label_of(item)}
+            message %= names
         # Said once: on the row that lost, or above the page's own form.
         (write.form if write.form is not None else form).add_error(None, message)
         if code != TRANSACTION_CONFLICT:
