@@ -13,7 +13,7 @@ from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTi
 from dynamo import limits
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
-from dynamo.parallel import read_together
+from dynamo.parallel import in_parallel
 from dynamo.validators import FieldErrors, length_between, one_of, validate_visible
 
 from .signals import skill_saved
@@ -206,7 +206,7 @@ class Skill(DynamoModel):
             condition = cls.name.startswith(prefix)
             return list(cls.gsi_category.query(category, condition, limit=limit))
 
-        found = read_together([partial(read, category) for category in CATEGORIES])
+        found = in_parallel([partial(read, category) for category in CATEGORIES])
         return sorted((s for skills in found for s in skills), key=lambda s: s.name)[:limit]
 
     @classmethod

@@ -1,10 +1,11 @@
-"""Send batches of write requests from a few threads at once, metered like any other call."""
+"""DynamoDB calls on a few threads at once, metered like any other call: commands' batches and
+work items (run_parallel, write_batches) and a page's independent reads (in_parallel)."""
 
 from __future__ import annotations
 
 import argparse
 import contextvars
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -115,19 +116,19 @@ def run_parallel(
     return count
 
 
-def read_together(reads: list[Callable[[], Any]]) -> list[Any]:
-    """Run a page's independent reads at once; return their results in order.
+def in_parallel(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """Make a page's independent DynamoDB calls at once, a thread each; return their results
+    in order. The first error is raised; none outlives the call.
 
-    One read runs on the calling thread, each other on a thread of this call's own (a pool
-    shared by requests made a request wait for the reads of others: 32 pages at once on a
-    frozen engine queued behind 8 threads for up to 9.7 s). Each runs in a copy of this
-    context, so the request's meter and deadline apply to it; the first error is raised.
+    Each runs in a copy of the caller's context, so the request's meter and deadline apply.
     """
-    if len(reads) <= 1:
-        return [read() for read in reads]
-    *others, last = reads
-    with ThreadPoolExecutor(len(others), thread_name_prefix="dynamo-page") as pool:
-        # Leaving the block waits for every read: none outlives the request.
-        futures = [pool.submit(contextvars.copy_context().run, read) for read in others]
-        result = last()
-        return [future.result() for future in futures] + [result]
+    if len(calls) <= 1:
+        return [call() for call in calls]
+    results: list[Any] = [None] * len(calls)
+
+    def make(numbered: tuple[int, Callable[[], Any]]) -> None:
+        number, call = numbered
+        results[number] = call()
+
+    run_parallel(make, enumerate(calls), threads=len(calls))
+    return results

@@ -183,9 +183,9 @@ class WordIndex(DynamoModel):
         else the longest ("learner 42" lists by "42", not by a word everyone shares). The
         other terms are checked on the owners read.
         """
-        from .parallel import read_together
+        from .parallel import in_parallel
 
-        pages = read_together([partial(read, term) for term in terms])
+        pages = in_parallel([partial(read, term) for term in terms])
         ended = [(len(items), n) for n, (items, more) in enumerate(pages) if more is None]
         chosen = min(ended)[1] if ended else 0
         return terms[chosen], pages[chosen]

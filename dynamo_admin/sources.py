@@ -256,7 +256,7 @@ class PartitionMerge(Source):
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
-        from dynamo.parallel import read_together
+        from dynamo.parallel import in_parallel
 
         names = [python_name(model, n) for n in range_key_names(self.index)]
         if not self.unique:
@@ -270,7 +270,7 @@ class PartitionMerge(Source):
             after = tuple(key_value(model, start, name) for name in names)
         read = partial(self.read_partition, model, per_page, start, after, forward)
         found = [
-            i for items in read_together([partial(read, p) for p in self.partitions]) for i in items
+            i for items in in_parallel([partial(read, p) for p in self.partitions]) for i in items
         ]
         if after is not None:
             found = [i for i in found if (order(i) > after if forward else order(i) < after)]
@@ -307,7 +307,7 @@ class PartitionMerge(Source):
 # A walk back through months ends after this many months without a sign-up in a row.
 EMPTY_MONTHS_ENDING_A_WALK = 12
 # After two empty months in a row, this many earlier months are read at once.
-MONTHS_READ_TOGETHER = 6
+MONTHS_READ_AT_ONCE = 6
 
 
 @dataclass
@@ -327,7 +327,7 @@ class MonthWalk(Source):
     def page(self, model, per_page, start, forward=False) -> Page:
         from django.utils import timezone
 
-        from dynamo.parallel import read_together
+        from dynamo.parallel import in_parallel
 
         month_name = hash_key_names(self.index)[0]
         if start:
@@ -355,7 +355,7 @@ class MonthWalk(Source):
                 partial(read, m, start if n == 0 else None, need) for n, m in enumerate(months)
             ]
             start, batch = None, 1
-            for read_month, (got, more) in zip(months, read_together(reads), strict=True):
+            for read_month, (got, more) in zip(months, in_parallel(reads), strict=True):
                 items += got
                 empty = 0 if got else empty + 1
                 if more is not None:  # the month holds more than it gave: go on inside it
@@ -367,7 +367,7 @@ class MonthWalk(Source):
             else:
                 # Two empty months in a row: likely the end, read the rest of the year faster.
                 if empty >= 2:
-                    batch = min(MONTHS_READ_TOGETHER, EMPTY_MONTHS_ENDING_A_WALK - empty)
+                    batch = min(MONTHS_READ_AT_ONCE, EMPTY_MONTHS_ENDING_A_WALK - empty)
         shown = items[:per_page]
         more = len(items) > per_page
         return Page(shown, index_key(self.index, shown[-1]) if more else None)
@@ -405,7 +405,7 @@ class WordSearch(Source):
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
-        from dynamo.parallel import read_together
+        from dynamo.parallel import in_parallel
 
         def read(term: str, resume: Key | None = None) -> tuple[list, Key | None]:
             results = self.words.entries_starting(
@@ -421,7 +421,7 @@ class WordSearch(Source):
             reads: list = [lambda: self.words.driving_query(self.queried, read)[1]]
             if self.exact is not None:
                 reads.insert(0, lambda: get_item(model, self.exact))
-            *first, (entries, more) = read_together(reads)
+            *first, (entries, more) = in_parallel(reads)
             lead = first[0] if first else None
         items = self.words.owners_matching(entries, self.terms)
         if lead is not None:

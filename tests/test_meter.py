@@ -96,7 +96,7 @@ def test_reads_made_together_are_each_counted_and_come_back_in_order(dynamo):
     reads = [lambda: Skill.get("python").name, lambda: Skill.get("go").name]
 
     with meter.metered() as metered:
-        names = parallel.read_together(reads)
+        names = parallel.in_parallel(reads)
 
     assert names == ["Python", "Go"]
     assert [call.operation for call in metered.calls] == ["GetItem", "GetItem"]
@@ -113,7 +113,7 @@ def test_a_failed_read_made_together_raises_after_the_others_finish(dynamo):
         return Skill.get("nothing")
 
     with meter.metered() as metered, pytest.raises(Skill.DoesNotExist):
-        parallel.read_together([slow, missing])
+        parallel.in_parallel([slow, missing])
 
     assert finished == ["slow"]
     assert metered.count == 1

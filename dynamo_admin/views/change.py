@@ -18,7 +18,7 @@ from pynamodb.exceptions import TransactWriteError
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
-from dynamo.parallel import read_together
+from dynamo.parallel import in_parallel
 
 from .. import helpers
 from ..display import display, masked_stored
@@ -143,7 +143,7 @@ class ChangeFormViews:
             reads.append(partial(get_together, wanted, consistent_read=True, load=load))
         if not batched:
             reads.append(partial(self.get_object, request, object_id))
-        found = read_together(reads)
+        found = in_parallel(reads)
         prefetched = dict(zip(map(type, queried), found, strict=False))
         together = found[len(queried)] if wanted else []
         prefetched.update({cls: [i for i in together[at] if i] for cls, at in keyed.items()})
@@ -164,7 +164,7 @@ class ChangeFormViews:
             stored = [[] for _ in pairs]
         else:
             missing = [inline for _formset, inline in pairs if type(inline) not in prefetched]
-            found = read_together([partial(inline.get_items, obj) for inline in missing])
+            found = in_parallel([partial(inline.get_items, obj) for inline in missing])
             late = dict(zip(map(type, missing), found, strict=True))
             stored = [prefetched.get(type(i), late.get(type(i))) for _formset, i in pairs]
         return [

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo import cursors
-from dynamo.parallel import read_together
+from dynamo.parallel import in_parallel
 from stats.models import METRICS, UserStats, leaderboard_partitions
 
 from . import tiers
@@ -231,7 +231,7 @@ def rank_infos(
     metrics = [check_metric(metric) for metric in metrics]
     found = pointers if pointers is not None else tiers.pointers(metrics, shards=shards)
     partitions = leaderboard_partitions(shards)
-    ranks = read_together(
+    ranks = in_parallel(
         [
             lambda m=metric: score_rank(m, getattr(stats, m), found[m], partitions)
             for metric in metrics

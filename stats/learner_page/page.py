@@ -1,6 +1,6 @@
 """A learner's own page as plain data, read once per LEADERBOARD_CACHE_SECONDS per page.
 
-Two rounds of reads, each sent together (`dynamo.parallel.read_together`): one BatchGetItem
+Two rounds of reads, each sent together (`dynamo.parallel.in_parallel`): one BatchGetItem
 for the learner, their stats, the four boards' score-tier pointers and move counters, their
 skills in the order added (`gsi_user_created_at`), a page of sessions (newest first) and a
 year of study days; then, with the stats in hand, one read per board (the score's tier, or
@@ -24,7 +24,7 @@ from catalog.choices import catalog_names_by_id
 from dynamo import cursors
 from dynamo.batch import get_together
 from dynamo.models import json_time
-from dynamo.parallel import read_together
+from dynamo.parallel import in_parallel
 from stats.boards.ranking import rank_infos
 from stats.boards.tiers import Pointer, pointer_keys, pointers_from
 from stats.history.models import StudyDay, StudySession
@@ -141,7 +141,7 @@ def _read(
     # of three tables: one BatchGetItem.
     partitions = leaderboard_partitions()
     keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS, partitions)]
-    items, skills, sessions, days = read_together(
+    items, skills, sessions, days = in_parallel(
         [
             lambda: get_together(keys),
             lambda: list(UserSkill.gsi_user_created_at.query(username)),
