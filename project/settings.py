@@ -431,8 +431,8 @@ DYNAMODB_READ_TIMEOUT = setting(
 DYNAMODB_MAX_ATTEMPTS = setting(
     "DYNAMODB_MAX_ATTEMPTS", "int", default=2, check=lambda v: v >= 1, hint="1 or more"
 )
-# All a page's DynamoDB calls together (GET and HEAD): a frozen engine is a 503 within 3 s of
-# the request's arrival, however many calls the page makes and however many wait beside it.
+# All a page's DynamoDB calls together (GET and HEAD): an unresponsive engine is a 503 within
+# 3 s of the request's arrival, however many calls the page makes and however many wait beside it.
 DYNAMODB_REQUEST_DEADLINE = setting(
     "DYNAMODB_REQUEST_DEADLINE", "float", default=2.0, check=lambda v: v > 0, hint="seconds, > 0"
 )
