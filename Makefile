@@ -9,8 +9,11 @@ BENCH_USERS ?= 100000
 WEB_CONCURRENCY ?= 2
 # pytest-xdist workers for `make test`, each with its own DynamoDB Local; a test file stays on one.
 TEST_WORKERS ?= 2
+# The accessibility engine of tests/test_accessibility_browser.py, fetched with npm (not in git).
+AXE_CORE_VERSION := 4.14.1
+AXE_CORE := var/node/node_modules/axe-core
 
-.PHONY: run address-free serve test lint format install system-deps dynamodb-local bench clean dist
+.PHONY: run address-free serve test lint format install system-deps dynamodb-local axe-core bench clean dist
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,6 +31,12 @@ system-deps:
 
 dynamodb-local: install system-deps
 	$(PY) -m dynamo.local install
+
+## axe-core: axe-core $(AXE_CORE_VERSION) into var/node with npm, once (again when the pin changes).
+axe-core: system-deps
+	@grep -qs '"version": "$(AXE_CORE_VERSION)"' $(AXE_CORE)/package.json || \
+		npm install --prefix var/node --no-audit --no-fund --loglevel=error --silent \
+			axe-core@$(AXE_CORE_VERSION) >/dev/null
 
 ## run: DynamoDB Local (data under var/), migrate, tables, demo data, a staff login, the server
 ## and the scheduler; ADDR's port is checked first (before any install), and SITE_URL follows
@@ -55,15 +64,15 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-logo
 
-## test: lint, then every test on moto and on DynamoDB Local, browser tests and the many-host
-## tests (PostgreSQL, Redis, two gunicorn hosts) included, spread over TEST_WORKERS processes
+## test: lint, then every test on moto and on DynamoDB Local, browser tests (axe-core's audit too)
+## and the many-host tests (PostgreSQL, Redis, two gunicorn hosts) included, over TEST_WORKERS processes
 ## (one file to a process), the timed many-host and frozen-engine bursts (marked `alone`) after
 ## it with no other worker; then dynamo_admin's own tests on
 ## their own settings (no Skillboard app installed); then bin/test-package: the wheel alone in
 ## one venv per Django version it supports (5.2 on Python 3.11, 6.0 and 6.1 on pyenv's 3.12;
 ## cached under var/package-venvs), its tests and the example project (examples/library) run
 ## against it on each, side by side.
-test: dynamodb-local lint
+test: dynamodb-local axe-core lint
 	bin/install-system-deps --browser --servers
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not alone"; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: failing" >&2; status=1; fi; \
