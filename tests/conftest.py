@@ -1,25 +1,30 @@
 """Engines for behaviour tests: each test asking for `dynamo` runs on moto and DynamoDB Local.
 
 `pytest --engines=moto` runs the moto half alone; the default runs both, starting DynamoDB Local
-(in memory) once for the session. Tables are created once per engine and emptied after each
-test; a test that creates or drops tables itself asks for `engine` and gets a prefix of its own.
+(in memory) once for the session; a module whose tests cannot tell the engines apart says so
+with `pytest.mark.engines("moto")`. Tables are created once per engine, and after each test
+the tables it wrote are emptied (every table, if it started a process, which may have written
+any); a test that creates or drops tables itself asks for `engine` and gets a prefix of its own.
 """
 
 from __future__ import annotations
 
 import gc
+import subprocess
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import pytest
 from moto import mock_aws
 from moto.core.custom_responses_mock import reset_responses_mock
 from moto.core.models import responses_mock
 
-from dynamo import local, tables
+from dynamo import local, meter, tables
 from dynamo.models import client_for, configure
-from tests.helpers import empty_all_tables
+from tests import dynamodb_calls
+from tests.helpers import empty_tables
 
 ENGINES = ("moto", "local")
 SHARED_PREFIX = f"test-{uuid.uuid4().hex[:8]}-"
@@ -97,17 +102,64 @@ def engine(request, _moto) -> Iterator[str]:
             switch_moto_off(_moto)
 
 
+@dataclass
+class Unemptied:
+    """What the session's tests wrote that no test's teardown has emptied yet."""
+
+    # (endpoint, table name): a write on one engine leaves the other engine's tables alone.
+    tables: set[tuple[str, str]] = field(default_factory=set)
+    processes: int = 0  # processes started, from any thread: what they wrote goes unseen
+
+    def record(self, endpoint: str, operation: str, params: dict) -> None:
+        if operation in meter.WRITE_OPERATIONS:
+            self.tables.update((endpoint, table) for _, table in meter.targets(operation, params))
+
+    def written_at(self, endpoint: str) -> set[str]:
+        return {name for at, name in self.tables if at == endpoint}
+
+    def forget(self, endpoint: str) -> None:
+        """Forget the writes on this endpoint: its tables have just been emptied."""
+        self.tables = {(at, name) for at, name in self.tables if at != endpoint}
+
+
+unemptied = Unemptied()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _watched_calls() -> Iterator[None]:
+    """Watch each client the code meters; record the tables written and the processes started."""
+    popen_init = subprocess.Popen.__init__
+
+    def counted_init(self, *args, **kwargs) -> None:
+        unemptied.processes += 1
+        popen_init(self, *args, **kwargs)
+
+    dynamodb_calls.watchers.append(unemptied.record)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(meter, "instrument", dynamodb_calls.instrument_and_watch)
+        patch.setattr(subprocess.Popen, "__init__", counted_init)
+        yield
+    dynamodb_calls.watchers.remove(unemptied.record)
+
+
 @pytest.fixture
 def dynamo(engine) -> Iterator[str]:
     """All tables in place and empty on the test's engine; yields the engine's name."""
-    existing = set(tables.list_table_names(tables.all_models()[0]))
-    for model in tables.all_models():
+    models = tables.all_models()
+    existing = set(tables.list_table_names(models[0]))
+    for model in models:
         if model.Meta.table_name not in existing:
             tables.create_missing(model)
+    endpoint = client_for(models[0]).meta.endpoint_url
+    processes = unemptied.processes
     try:
         yield engine
     finally:
-        empty_all_tables()
+        # A process the test started (a command, a killed run) wrote where no handler sees.
+        everything = unemptied.processes != processes
+        written = unemptied.written_at(endpoint)
+        empty_tables([m for m in models if everything or m.Meta.table_name in written])
+        unemptied.forget(endpoint)
 
 
 @pytest.fixture(scope="session")

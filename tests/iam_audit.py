@@ -1,4 +1,4 @@
-"""Audit the generated IAM policy against every DynamoDB call the meter records in the run.
+"""Audit the generated IAM policy against every metered DynamoDB call of the run.
 
 Every (action, table or index) a metered request or command performs must be granted by
 `export_cloudformation`'s policy, whatever tests run. When the whole suite runs and passes,
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dynamo import cloudformation, meter, tables
+from tests import dynamodb_calls
 
 TESTS_DIR = Path(__file__).resolve().parent
 _seen: set[tuple[str, str]] = set()
@@ -52,8 +53,10 @@ def allowed(template: dict) -> set[tuple[str, str]]:
     return granted
 
 
-def _observe(call: meter.Call) -> None:
-    for action, name in call.targets:
+def _observe(endpoint: str, operation: str, params: dict) -> None:
+    if meter.current() is None:  # a test's own setup or check, not a request or command
+        return
+    for action, name in meter.targets(operation, params):
         _seen.add((action, suffix_of(name) or name))
 
 
@@ -93,9 +96,9 @@ def unused_grants(performed: set[tuple[str, str]]) -> list[str]:
 @pytest.fixture(scope="session", autouse=True)
 def iam_audit(request):
     """Record every metered DynamoDB call of the session and check it against the policy."""
-    meter.observers.append(_observe)
+    dynamodb_calls.watchers.append(_observe)
     yield
-    meter.observers.remove(_observe)
+    dynamodb_calls.watchers.remove(_observe)
     performed = performed_actions(_seen)
     refused = sorted(performed - allowed(cloudformation.template("")))
     assert not refused, f"the code performs what the generated IAM policy refuses: {refused}"
