@@ -20,20 +20,29 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    """Debian's Chromium driven by Playwright; a missing Chromium fails, it never skips."""
+@pytest.fixture(scope="session")
+def chromium() -> Iterator:
+    """Debian's Chromium driven by Playwright, one per worker; a missing one fails, never skips."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium") or "/usr/bin/chromium"
     if not os.path.exists(executable):
         pytest.fail("Chromium is not installed: install Debian's `chromium` package.")
-    # Playwright's sync API runs an event loop; Django's ORM is safe here (tests only).
+    # Playwright's sync API leaves its event loop running on this thread until the session
+    # ends; Django's ORM is safe under it here (tests only).
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser(chromium) -> Iterator:
+    """The worker's Chromium; a context the test left open (it failed half-way) is closed."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def watch(page, *, responses: bool = True, failed_requests: bool = False) -> list[str]:
