@@ -75,6 +75,14 @@ def alice(dynamo, python) -> User:
     return user
 
 
+@pytest.fixture
+def bob(dynamo) -> User:
+    """Bob Dylan, a learner who joined before any back-dated session a test records."""
+    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
+    user.save()
+    return user
+
+
 def alice_change_post(**overrides: str) -> dict[str, str]:
     """Return the POST of alice's change page: her stored values and a blank skill row."""
     data = {
@@ -132,6 +140,12 @@ def ranked_learners(dynamo, settings) -> None:
         UserStats(u, xp=xp, streak=s, **totals_for(a, e)) for u, _, xp, s, e, a in RANKED_LEARNERS
     ]
     batch_put(UserStats, stats)
+
+
+def record_session_action(client: Client, usernames: list[str], follow: bool = False, **figures):
+    """POST the stats listing's study-session action, applied to these learners."""
+    data = {"action": "record_study_session", "_selected_action": usernames, "apply": "1"}
+    return client.post("/admin/stats/userstats/", {**data, **figures}, follow=follow)
 
 
 def calls(response) -> int:

@@ -87,14 +87,19 @@ def staff_page(browser, site: str, **context_options) -> Iterator[tuple]:
         context.close()
 
 
-def staff_and_skills() -> None:
-    """Create the staff user staff_page() logs in as, and three catalog skills."""
+def create_staff() -> None:
+    """Create the superuser staff_page() logs in as."""
     from django.contrib.auth.models import User as StaffUser
 
+    StaffUser.objects.create_superuser(STAFF_USERNAME, "ada@example.com", STAFF_PASSWORD)
+
+
+def staff_and_skills() -> None:
+    """Create the staff user staff_page() logs in as, and three catalog skills."""
     from catalog.models import Skill
     from dynamo.batch import batch_put
 
-    StaffUser.objects.create_superuser(STAFF_USERNAME, "ada@example.com", STAFF_PASSWORD)
+    create_staff()
     batch_put(
         Skill,
         [

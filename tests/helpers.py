@@ -84,3 +84,40 @@ def learners_for(usernames: list[str]) -> None:
         User,
         [User(u, name=u.title(), email=f"{u}@example.com", created_at=joined) for u in usernames],
     )
+
+
+def stored_board(count: int, shards: int) -> list:
+    """Store `count` learners (user000, ...) and their stats_with_ties(); return the stats."""
+    from dynamo.batch import batch_put
+    from stats.models import UserStats
+
+    items = stats_with_ties(count, shards)
+    learners_for([item.username for item in items])
+    batch_put(UserStats, items)
+    return items
+
+
+def stats_with_ties(count: int, shards: int, seed: int = 7) -> list:
+    """Return stats for learners user000, user001, ... with random scores, many of them tied."""
+    import random
+
+    from stats.models import UserStats, leaderboard_partition_for
+
+    rng = random.Random(seed)
+    items = []
+    for n in range(count):
+        username = f"user{n:03d}"
+        items.append(
+            UserStats(
+                username,
+                # Narrow ranges make plenty of ties.
+                xp=rng.randrange(0, 40) * 10,
+                streak=rng.randrange(0, 12),
+                # The percentages are what totals give: no efficiency without accuracy.
+                **totals_for(
+                    rng.randrange(1, 21) * 5.0, rng.choice([0, 12.5, 50, 50.5, 75, 99.9, 100])
+                ),
+                leaderboard_partition=leaderboard_partition_for(username, shards),
+            )
+        )
+    return items

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stats.models import UserStats
+from tests.admin_fixtures import record_session_action
 
 STATS = "/admin/stats/userstats/"
 
@@ -18,17 +19,8 @@ def test_recording_a_study_session_shows_a_form_first(admin_client_, alice):
 
 
 def test_recording_a_study_session_updates_the_selected_users_stats(admin_client_, alice):
-    response = admin_client_.post(
-        STATS,
-        {
-            "action": "record_study_session",
-            "_selected_action": ["alice"],
-            "apply": "1",
-            "xp": "30",
-            "questions": "10",
-            "correct": "8",
-            "minutes": "5",
-        },
+    response = record_session_action(
+        admin_client_, ["alice"], xp="30", questions="10", correct="8", minutes="5"
     )
 
     assert response.status_code == 302

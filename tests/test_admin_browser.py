@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User as StaffUser
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
 from stats.models import UserStats
-from tests.browser_fixtures import staff_page
+from tests.browser_fixtures import create_staff, staff_page
 from users.models import User, UserSkill
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
@@ -20,7 +19,7 @@ def site(dynamo, live_server, transactional_db, monkeypatch):
     from users.catalog_admin import SkillAdmin
 
     monkeypatch.setattr(SkillAdmin, "list_per_page", 5)
-    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
+    create_staff()
     batch_put(
         Skill,
         [Skill(f"lang-{n:02d}", name=f"Lang {n:02d}", category="Programming") for n in range(8)]

@@ -19,6 +19,20 @@ from users.models import LearnerWord, User, UserSkill
 
 ADD = "/admin/catalog/skill/add/"
 PYTHON = "/admin/catalog/skill/python/change/"
+# The learner's change page with its blank skill row filled in: Go, as a beginner of a year.
+GO_ADDED = {
+    "userskill-1-skill_id": "go",
+    "userskill-1-proficiency": "Beginner",
+    "userskill-1-years": "1",
+}
+
+
+@pytest.fixture
+def go(dynamo) -> Skill:
+    """Go in the catalog, for the row GO_ADDED adds."""
+    skill = Skill("go", name="Go", category="Programming")
+    skill.save()
+    return skill
 
 
 def skill_form(**values) -> dict[str, str]:
@@ -147,17 +161,13 @@ def test_a_users_change_page_shows_its_skills_and_stats_in_at_most_three_calls(
     assert f"{calls(response)} DynamoDB calls" in page
 
 
-def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice):
-    Skill("go", name="Go", category="Programming").save()
-
+def test_the_user_page_edits_its_skills_and_stats(admin_client_, alice, go):
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
         alice_change_post(
             **{
                 "userskill-0-proficiency": "Advanced",
-                "userskill-1-skill_id": "go",
-                "userskill-1-proficiency": "Beginner",
-                "userskill-1-years": "1",
+                **GO_ADDED,
                 "userstats-0-xp": "500",
                 "userstats-0-next_reminder_at_0": "2030-01-02",
                 "userstats-0-next_reminder_at_1": "03:04:05",
@@ -201,11 +211,10 @@ def test_a_stale_inline_row_is_rejected(admin_client_, alice):
     assert (stored.proficiency, stored.years) == ("Expert", 7)
 
 
-def test_a_stale_inline_row_leaves_the_user_and_every_other_row_unwritten(admin_client_, alice):
+def test_a_stale_inline_row_leaves_the_user_and_every_other_row_unwritten(admin_client_, alice, go):
     row = UserSkill.get("alice", "python")
     row.years = 7
     row.save()  # version 2: the page below still shows version 1
-    Skill("go", name="Go", category="Programming").save()
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
@@ -213,9 +222,7 @@ def test_a_stale_inline_row_leaves_the_user_and_every_other_row_unwritten(admin_
             **{
                 "name": "Alice Changed",
                 "userskill-0-proficiency": "Beginner",
-                "userskill-1-skill_id": "go",
-                "userskill-1-proficiency": "Beginner",
-                "userskill-1-years": "1",
+                **GO_ADDED,
                 "userstats-0-xp": "999",
             }
         ),
@@ -265,20 +272,12 @@ def test_a_row_deleted_meanwhile_is_stale_and_not_written_back(admin_client_, al
     assert User.get("alice").name == "Alice Liddell"
 
 
-def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, alice):
-    Skill("go", name="Go", category="Programming").save()
-    UserSkill.for_catalog("alice", Skill.get("go"), proficiency="Expert", years=9).save()
+def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, alice, go):
+    UserSkill.for_catalog("alice", go, proficiency="Expert", years=9).save()
 
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
-        alice_change_post(
-            **{
-                "name": "Alice Changed",
-                "userskill-1-skill_id": "go",
-                "userskill-1-proficiency": "Beginner",
-                "userskill-1-years": "1",
-            }
-        ),
+        alice_change_post(name="Alice Changed", **GO_ADDED),
     )
 
     page = response.content.decode()
@@ -288,18 +287,14 @@ def test_a_new_row_whose_key_is_taken_meanwhile_writes_nothing(admin_client_, al
     assert UserSkill.get("alice", "go").proficiency == "Expert"
 
 
-def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_client_, alice):
-    Skill("go", name="Go", category="Programming").save()
-
+def test_saving_the_user_with_several_rows_stores_all_in_one_transaction(admin_client_, alice, go):
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
         alice_change_post(
             **{
                 "name": "Alice Changed",
                 "userskill-0-years": "8",
-                "userskill-1-skill_id": "go",
-                "userskill-1-proficiency": "Beginner",
-                "userskill-1-years": "1",
+                **GO_ADDED,
                 "userstats-0-next_reminder_at_0": "2030-01-02",
                 "userstats-0-next_reminder_at_1": "03:04:05",
             }
@@ -456,9 +451,9 @@ def test_the_change_page_reads_its_inlines_at_once(admin_client_, alice, monkeyp
     assert len(threads) == 1 and threads[0] != threading.current_thread().name
 
 
-def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(admin_client_, alice):
-    go = Skill("go", name="Go", category="Programming")
-    go.save()
+def test_a_save_reads_the_learner_and_the_rows_its_page_showed_in_one_call(
+    admin_client_, alice, go
+):
     UserSkill.for_catalog("alice", go, proficiency="Expert", years=1).save()
 
     response = admin_client_.post(

@@ -16,6 +16,7 @@ from dynamo_admin.filters import IndexFilter
 from dynamo_admin.models import AdminLog
 from dynamo_admin.writes import write_with_history
 from stats.models import UserStats
+from tests.admin_fixtures import record_session_action
 from users.admin import UserAdmin, UserSkillInline
 from users.catalog_admin import SkillAdmin
 from users.models import User
@@ -91,17 +92,8 @@ def test_the_stats_app_attaches_its_inline_to_the_learners_page(admin_client_, a
 
 
 def test_the_study_session_action_uses_the_stats_form_and_its_rules(admin_client_, alice):
-    response = admin_client_.post(
-        "/admin/stats/userstats/",
-        {
-            "action": "record_study_session",
-            "_selected_action": ["alice"],
-            "apply": "1",
-            "xp": "30",
-            "questions": "10",
-            "correct": "11",
-            "minutes": "5",
-        },
+    response = record_session_action(
+        admin_client_, ["alice"], xp="30", questions="10", correct="11", minutes="5"
     )
 
     assert response.status_code == 200

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User as StaffUser
 
 from stats.history.recording import record_session
 from stats.models import UserStats
-from tests.browser_fixtures import staff_page
+from tests.browser_fixtures import create_staff, staff_page
 from tests.helpers import totals_for
 from users.models import User
 
@@ -17,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 @pytest.fixture
 def site(dynamo, live_server, transactional_db):
     """Three learners with stats on DynamoDB Local, and a superuser."""
-    StaffUser.objects.create_superuser("ada", "ada@example.com", "correct horse")
+    create_staff()
     for username, name, xp in (
         ("kofi.m", "Kofi Mensah", 300),
         ("zoe", "Zoë Ngô", 900),

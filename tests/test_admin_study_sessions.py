@@ -12,7 +12,7 @@ from dynamo_admin.sources import EMPTY_MONTHS_ENDING_A_WALK
 from stats.history.models import StudySession, Totals, history_of, session_id_for
 from stats.history.recording import record_session
 from stats.models import UserStats
-from tests.admin_fixtures import calls
+from tests.admin_fixtures import calls, record_session_action
 from tests.helpers import joined_long_ago
 from users.models import User
 
@@ -77,18 +77,8 @@ def test_the_learners_change_page_links_to_their_sessions_and_their_page(session
 
 
 def test_the_record_action_writes_sessions_and_history_for_each_learner(sessions, admin_client):
-    response = admin_client.post(
-        "/admin/stats/userstats/",
-        {
-            "action": "record_study_session",
-            "_selected_action": ["ada", "bob"],
-            "apply": "1",
-            "xp": 5,
-            "questions": 2,
-            "correct": 2,
-            "minutes": 3,
-        },
-        follow=True,
+    response = record_session_action(
+        admin_client, ["ada", "bob"], follow=True, xp=5, questions=2, correct=2, minutes=3
     )
 
     assert "Recorded a study session for 2 learners." in response.content.decode()
@@ -101,18 +91,8 @@ def test_the_record_action_writes_sessions_and_history_for_each_learner(sessions
 
 
 def test_the_record_action_says_learner_for_one(sessions, admin_client):
-    response = admin_client.post(
-        "/admin/stats/userstats/",
-        {
-            "action": "record_study_session",
-            "_selected_action": ["bob"],
-            "apply": "1",
-            "xp": 5,
-            "questions": 2,
-            "correct": 2,
-            "minutes": 3,
-        },
-        follow=True,
+    response = record_session_action(
+        admin_client, ["bob"], follow=True, xp=5, questions=2, correct=2, minutes=3
     )
 
     assert "Recorded a study session for 1 learner." in response.content.decode()

@@ -5,31 +5,29 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth.models import User as StaffUser
 
 from stats.history.recording import record_session
 from stats.models import UserStats
-from tests.browser_fixtures import watch
+from tests.browser_fixtures import STAFF_PASSWORD, STAFF_USERNAME, create_staff, watch
 from users.models import User
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 
-PASSWORD = "correct horse"
 # What a page leaking stored values shows: an ISO time, a Python or JSON map.
 RAW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|\{'|\{\"")
 
 
 @pytest.fixture
 def site(dynamo, live_server, transactional_db):
-    StaffUser.objects.create_superuser("ada", "ada@example.com", PASSWORD)
+    create_staff()
     User("alice", name="Alice", email="alice@example.com").save()
     UserStats("alice", xp=10).save()
     return live_server.url
 
 
-def log_in(page, site: str, password: str = PASSWORD) -> None:
+def log_in(page, site: str, password: str = STAFF_PASSWORD) -> None:
     page.goto(f"{site}/admin/login/?next=/admin/")
-    page.fill("#id_username", "ada")
+    page.fill("#id_username", STAFF_USERNAME)
     page.fill("#id_password", password)
     with page.expect_navigation():
         page.click("input[type=submit]")
@@ -64,8 +62,8 @@ def test_a_form_sent_without_its_csrf_cookie_gets_the_sites_styled_403(browser, 
     page = context.new_page()
     page.goto(f"{site}/admin/login/")
     context.clear_cookies()  # as if the browser blocked or lost the site's cookies
-    page.fill("#id_username", "ada")
-    page.fill("#id_password", PASSWORD)
+    page.fill("#id_username", STAFF_USERNAME)
+    page.fill("#id_password", STAFF_PASSWORD)
     with page.expect_navigation() as navigation:
         page.click("input[type=submit]")
 

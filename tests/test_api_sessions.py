@@ -9,19 +9,11 @@ from stats.models import UserStats
 from tests import moto_atomic
 from tests.admin_fixtures import staff
 from tests.api_fixtures import problem_of, token_client
-from tests.helpers import joined_long_ago, run_together
-from users.models import User
+from tests.helpers import run_together
 
 atomic_writes = moto_atomic.atomic_writes
 SESSION = {"xp": 50, "questions": 10, "correct": 8, "minutes": 5}
 URL = "/api/learners/bob/sessions"
-
-
-@pytest.fixture
-def bob(dynamo) -> User:
-    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
-    user.save()
-    return user
 
 
 def test_a_recorded_session_answers_201_with_the_session_its_totals_and_its_location(

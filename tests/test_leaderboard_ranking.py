@@ -2,48 +2,21 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from dynamo.batch import batch_put
 from dynamo.meter import metered
 from stats.boards import ranking
 from stats.boards.ranking import BadLeaderboardRequest, rank_sorted
-from stats.models import METRICS, UserStats, leaderboard_partition_for
-from tests.helpers import learners_for, totals_for
+from stats.models import METRICS
+from tests.helpers import stored_board
 
 USERS = 90
-
-
-def make_stats(count: int, shards: int, seed: int = 7) -> list[UserStats]:
-    rng = random.Random(seed)
-    items = []
-    for n in range(count):
-        username = f"user{n:03d}"
-        items.append(
-            UserStats(
-                username,
-                # Narrow ranges make plenty of ties.
-                xp=rng.randrange(0, 40) * 10,
-                streak=rng.randrange(0, 12),
-                # The percentages are what totals give: no efficiency without accuracy.
-                **totals_for(
-                    rng.randrange(1, 21) * 5.0, rng.choice([0, 12.5, 50, 50.5, 75, 99.9, 100])
-                ),
-                leaderboard_partition=leaderboard_partition_for(username, shards),
-            )
-        )
-    return items
 
 
 @pytest.fixture
 def board(dynamo, settings, request):
     settings.LEADERBOARD_SHARDS = request.param
-    items = make_stats(USERS, request.param)
-    learners_for([item.username for item in items])
-    batch_put(UserStats, items)
-    return items
+    return stored_board(USERS, request.param)
 
 
 def walk(metric: str, limit: int) -> list[tuple[int, str]]:

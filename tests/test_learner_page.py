@@ -317,14 +317,9 @@ def board_of_400(dynamo):
 
     from django.core.management import call_command
 
-    from dynamo.batch import batch_put
-    from stats.models import UserStats
-    from tests.helpers import learners_for
-    from tests.test_leaderboard_ranking import make_stats
+    from tests.helpers import stored_board
 
-    items = make_stats(400, 1)
-    learners_for([item.username for item in items])
-    batch_put(UserStats, items)
+    items = stored_board(400, 1)
     python = Skill("python", name="Python", category="Programming")
     python.save()
     for username in ("user000", "user200", "user399"):

@@ -16,13 +16,6 @@ from users.models import User, UserSkill
 
 
 @pytest.fixture
-def python(dynamo):
-    skill = Skill("python", name="Python", category="Programming", tags={"language"})
-    skill.save()
-    return skill
-
-
-@pytest.fixture
 def learners(dynamo):
     for username in ("alice", "bob"):
         User(username, name=username.title(), email=f"{username}@example.com").save()

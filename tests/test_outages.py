@@ -19,7 +19,6 @@ from unittest import mock
 
 import pytest
 from botocore.exceptions import ClientError
-from django.contrib.auth.models import User as StaffUser
 from django.core.cache import cache
 from django.test import Client, override_settings
 from pynamodb.exceptions import PynamoDBException
@@ -30,7 +29,6 @@ from dynamo.exceptions import outage_cause
 from dynamo.models import call_deadline, configure
 from stats.boards.cache import forget
 from stats.models import UserStats
-from tests.admin_fixtures import client_for
 from users.models import User, UserSkill
 
 # The defaults of project/settings.py, whatever the test settings say.
@@ -121,11 +119,6 @@ def kill(own: OwnEngine) -> None:
     own.engine.process.wait()
 
 
-@pytest.fixture
-def staff_client(db):
-    return client_for(StaffUser.objects.create_superuser("ada", "ada@example.com", "pw"))
-
-
 def timed_get(client, url: str, **headers):
     started = time.monotonic()
     response = client.get(url, **headers)
@@ -167,36 +160,36 @@ def assert_healthz_answers_503_in_time_naming_no_endpoint(client, own: OwnEngine
     assert str(own.port) not in response.content.decode()
 
 
-def test_a_frozen_engine_gets_a_503_from_every_page_within_the_deadline(staff_client, own_engine):
-    usual = usual_times(staff_client, own_engine)
+def test_a_frozen_engine_gets_a_503_from_every_page_within_the_deadline(admin_client_, own_engine):
+    usual = usual_times(admin_client_, own_engine)
 
     with frozen(own_engine):
-        assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, own_engine)
-        assert_every_page_answers_a_fast_503(staff_client, usual)
-        home, seconds = timed_get(staff_client, "/")  # needs no engine: not held up
+        assert_healthz_answers_503_in_time_naming_no_endpoint(admin_client_, own_engine)
+        assert_every_page_answers_a_fast_503(admin_client_, usual)
+        home, seconds = timed_get(admin_client_, "/")  # needs no engine: not held up
         assert home.status_code == 200 and seconds < 1
 
     # The engine answers again: so do the pages.
-    assert staff_client.get("/admin/users/user/alice/change/").status_code == 200
+    assert admin_client_.get("/admin/users/user/alice/change/").status_code == 200
 
 
-def test_a_stopped_engine_gets_a_503_from_every_page_at_once(staff_client, own_engine):
-    usual = usual_times(staff_client, own_engine)
+def test_a_stopped_engine_gets_a_503_from_every_page_at_once(admin_client_, own_engine):
+    usual = usual_times(admin_client_, own_engine)
 
     kill(own_engine)
 
-    assert_healthz_answers_503_in_time_naming_no_endpoint(staff_client, own_engine)
-    assert_every_page_answers_a_fast_503(staff_client, usual)
+    assert_healthz_answers_503_in_time_naming_no_endpoint(admin_client_, own_engine)
+    assert_every_page_answers_a_fast_503(admin_client_, usual)
 
 
-def test_a_json_client_gets_the_503_as_json(staff_client, own_engine):
+def test_a_json_client_gets_the_503_as_json(admin_client_, own_engine):
     kill(own_engine)
 
     for headers, url in [
         ({"HTTP_ACCEPT": "application/json"}, "/admin/users/user/"),
         ({}, "/leaderboard/?format=json"),
     ]:
-        response = staff_client.get(url, **headers)
+        response = admin_client_.get(url, **headers)
 
         assert response.status_code == 503
         assert response["Retry-After"] == "5"

@@ -8,14 +8,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import call_command
 
-from dynamo.batch import batch_put
 from dynamo.meter import metered
 from stats.boards import ranking, tiers
 from stats.boards.ranking import RankInfo, rank_info, rank_infos, rank_of, rank_sorted
 from stats.history.recording import record_session
 from stats.models import METRICS, UserStats
-from tests.helpers import learners_for
-from tests.test_leaderboard_ranking import make_stats
+from tests.helpers import stored_board
 from users.models import User
 
 USERS = 90
@@ -25,10 +23,7 @@ TIER_SIZE = 10  # small tiers, so 90 learners make many of them and every case o
 @pytest.fixture
 def board(dynamo, settings, request):
     settings.LEADERBOARD_SHARDS = request.param
-    items = make_stats(USERS, request.param)
-    learners_for([item.username for item in items])
-    batch_put(UserStats, items)
-    return items
+    return stored_board(USERS, request.param)
 
 
 def rebuild(**options) -> str:
@@ -115,29 +110,35 @@ def test_the_top_tier_is_counted_live_and_stays_exact_as_scores_move(board):
         assert info.rank == expected[row.username]
 
 
+def move_one_at_random(rng: random.Random, usernames: list[str], moves: list[str]) -> str:
+    """Move a learner chosen at random by a move chosen among `moves`; return their username."""
+    username = rng.choice(usernames)
+    move = rng.choice(moves)
+    learner = User.get(username)
+    if move == "session" and not learner.is_deleted:  # a deleted learner's is refused
+        record_session(
+            username,
+            xp=rng.randrange(1, 400),
+            questions=rng.randrange(1, 50),
+            correct=rng.randrange(0, 2),
+            minutes=rng.randrange(1, 60),
+        )
+    elif move == "delete":
+        learner.soft_delete()
+    elif move == "restore":
+        learner.restore()
+    elif move == "streak" and not learner.is_deleted:  # broken as expire_streaks breaks it
+        UserStats.get(username).break_streak()
+    return username
+
+
 @pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
 def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_exact(board):
     rebuild()
     rng = random.Random(11)
-    moved: set[str] = set()
     usernames = [item.username for item in board]
-    for _ in range(12):
-        username = rng.choice(usernames)
-        action = rng.choice(["session", "session", "delete", "restore"])
-        learner = User.get(username)
-        if action == "session" and not learner.is_deleted:  # a deleted learner's is refused
-            record_session(
-                username,
-                xp=rng.randrange(1, 400),
-                questions=rng.randrange(1, 50),
-                correct=rng.randrange(0, 2),
-                minutes=rng.randrange(1, 60),
-            )
-        elif action == "delete":
-            learner.soft_delete()
-        else:
-            learner.restore()
-        moved.add(username)
+    moves = ["session", "session", "delete", "restore"]
+    moved = {move_one_at_random(rng, usernames, moves) for _ in range(12)}
 
     for metric in METRICS:
         expected = true_ranks(metric)
@@ -231,26 +232,8 @@ def test_ranks_say_exact_only_when_they_are_through_moves_and_rebuilds(board, se
     usernames = [item.username for item in board]
     rebuilt_ranks_are_all_exact()
     for _round in range(2):
-        moved: set[str] = set()
-        for _ in range(8):
-            username = rng.choice(usernames)
-            learner = User.get(username)
-            action = rng.choice(["session", "session", "delete", "restore", "streak"])
-            if action == "session" and not learner.is_deleted:
-                record_session(
-                    username,
-                    xp=rng.randrange(1, 400),
-                    questions=rng.randrange(1, 50),
-                    correct=rng.randrange(0, 2),
-                    minutes=rng.randrange(1, 60),
-                )
-            elif action == "delete":
-                learner.soft_delete()
-            elif action == "restore":
-                learner.restore()
-            elif not learner.is_deleted:  # a streak broken as expire_streaks breaks it
-                UserStats.get(username).break_streak()
-            moved.add(username)
+        moves = ["session", "session", "delete", "restore", "streak"]
+        moved = {move_one_at_random(rng, usernames, moves) for _ in range(8)}
         check_against_brute_force(moved)
         below_top = [info for s in listed() if (info := rank_info("xp", s)).rank > 2 * TIER_SIZE]
         if moved:  # something moved: a rank below the top tier no longer claims exactness

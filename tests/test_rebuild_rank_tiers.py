@@ -13,14 +13,12 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from dynamo.batch import batch_put
 from stats.boards import tiers
 from stats.boards.ranking import rank_of, rank_sorted
 from stats.models import METRICS, UserStats
 from tests import moto_atomic
 from tests.conftest import SHARED_PREFIX
-from tests.helpers import learners_for, run_together
-from tests.test_leaderboard_ranking import make_stats
+from tests.helpers import run_together, stored_board
 from workers import jobs
 
 atomic_writes = moto_atomic.atomic_writes
@@ -30,10 +28,7 @@ USERS = 60
 
 @pytest.fixture
 def board(dynamo):
-    items = make_stats(USERS, 1)
-    learners_for([item.username for item in items])
-    batch_put(UserStats, items)
-    return items
+    return stored_board(USERS, 1)
 
 
 def rebuild(*metrics: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from io import StringIO
 
-import pytest
 from django.core.management import call_command
 
 from catalog.models import Skill
@@ -13,13 +12,6 @@ from users.models import User, UserSkill
 from users.search import TalentSearch, search
 
 URL = "/skills/search/"
-
-
-@pytest.fixture
-def python(dynamo) -> Skill:
-    skill = Skill("python", name="Python", category="Programming")
-    skill.save()
-    return skill
 
 
 def learner(username: str, python: Skill, years: int = 5) -> User:

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from dynamo.models import utcnow
 from stats.history.recording import record_session
 from stats.models import UserStats
+from tests.admin_fixtures import record_session_action
 from tests.api_fixtures import problem_of
 from tests.helpers import snapshot
 from users.models import User
@@ -76,16 +77,8 @@ def test_the_admin_action_says_it_on_the_form_for_one_learner(dynamo, admin_clie
     UserStats("jomarch").save()  # listed on the stats page, with no session yet
     before = snapshot()
 
-    response = admin_client.post(
-        "/admin/stats/userstats/",
-        {
-            "action": "record_study_session",
-            "_selected_action": ["jomarch"],
-            "apply": "1",
-            **SESSION,
-            "when": (utcnow() - timedelta(days=30)).strftime("%Y-%m-%d 10:00:00"),
-        },
-    )
+    a_month_ago = (utcnow() - timedelta(days=30)).strftime("%Y-%m-%d 10:00:00")
+    response = record_session_action(admin_client, ["jomarch"], **SESSION, when=a_month_ago)
 
     page = response.content.decode()
     assert response.status_code == 200

@@ -13,18 +13,9 @@ from django.core.management.base import CommandError
 from dynamo import tables
 from dynamo.models import client_for, utcnow
 from stats.history.models import SessionKey, history_of
-from tests.helpers import joined_long_ago
-from users.models import User
 
 SESSION = {"xp": 50, "questions": 10, "correct": 8, "minutes": 5}
 URL = "/api/learners/bob/sessions"
-
-
-@pytest.fixture
-def bob(dynamo) -> User:
-    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
-    user.save()
-    return user
 
 
 def test_a_key_carries_its_expiry_in_epoch_seconds(bob, api_client, settings):

@@ -9,7 +9,6 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from catalog.models import Skill
 from dynamo.exceptions import AlreadyExists
 from dynamo.models import utcnow
 from dynamo_admin.models import AdminLog
@@ -24,7 +23,7 @@ from stats.history.models import (
 from stats.history.recording import record_session
 from stats.models import UserStats
 from tests import moto_atomic
-from tests.helpers import joined_long_ago, run_together
+from tests.helpers import run_together
 from users.models import User
 
 atomic_writes = moto_atomic.atomic_writes
@@ -33,11 +32,9 @@ YESTERDAY = NOW - timedelta(days=1)
 
 
 @pytest.fixture
-def bob(dynamo) -> User:
-    Skill("python", name="Python", category="Programming").save()
-    user = User("bob", name="Bob Dylan", email="bob@example.com", created_at=joined_long_ago())
-    user.save()
-    return user
+def bob(bob, python) -> User:
+    """Bob (tests.admin_fixtures), with Python in the catalog for his sessions."""
+    return bob
 
 
 def stored_totals(username: str) -> Totals:

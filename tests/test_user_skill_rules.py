@@ -12,13 +12,6 @@ from users.models import User, UserSkill
 
 
 @pytest.fixture
-def python(dynamo) -> Skill:
-    skill = Skill("python", name="Python", category="Programming")
-    skill.save()
-    return skill
-
-
-@pytest.fixture
 def alice(dynamo) -> User:
     user = User("alice", name="Alice", email="alice@example.com")
     user.save()

@@ -13,6 +13,7 @@ from dynamo_admin.models import AdminLog
 from stats.history.models import DayTotals, StudyDay, Totals, history_of
 from stats.history.recording import record_correction, record_session
 from stats.models import UserStats
+from tests.admin_fixtures import record_session_action
 from users.models import User
 from workers import jobs
 
@@ -118,18 +119,7 @@ def test_after_seed_api_and_admin_writes_the_totals_are_the_sums(dynamo, api_cli
     for username in usernames[:3]:
         session = {"xp": 9, "questions": 3, "correct": 2, "minutes": 1.5}
         assert api_client.post(f"/api/learners/{username}/sessions", session).status_code == 201
-    admin_client.post(
-        "/admin/stats/userstats/",
-        {
-            "action": "record_study_session",
-            "_selected_action": usernames[2:],
-            "apply": "1",
-            "xp": 4,
-            "questions": 1,
-            "correct": 1,
-            "minutes": 2,
-        },
-    )
+    record_session_action(admin_client, usernames[2:], xp=4, questions=1, correct=1, minutes=2)
 
     assert "Every learner's totals and study days match their history." in verify()
     for username in usernames:
