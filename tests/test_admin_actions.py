@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stats.models import UserStats
 from tests.admin_fixtures import record_session_action
+
+# The action's form and messages; the sessions it records are tested on both engines in
+# test_record_session and test_study_history: moto alone here.
+pytestmark = pytest.mark.engines("moto")
 
 STATS = "/admin/stats/userstats/"
 

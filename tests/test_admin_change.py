@@ -17,6 +17,10 @@ from tests.admin_fixtures import alice_change_post, calls
 from tests.test_fuzz import form_fields
 from users.models import LearnerWord, User, UserSkill
 
+# What the forms render and refuse before writing is checked on moto alone (ON_MOTO); saves,
+# stale versions, taken keys and transactions run on both engines.
+ON_MOTO = pytest.mark.engines("moto")
+
 ADD = "/admin/catalog/skill/add/"
 PYTHON = "/admin/catalog/skill/python/change/"
 # The learner's change page with its blank skill row filled in: Go, as a beginner of a year.
@@ -70,6 +74,7 @@ def test_adding_an_item_whose_key_exists_is_rejected_and_the_stored_one_kept(adm
     assert Skill.get("python").name == "Python"
 
 
+@ON_MOTO
 def test_a_domain_rule_shows_as_an_error_on_its_field(admin_client_, dynamo):
     response = admin_client_.post(ADD, skill_form(skill_id="Bad_Id"))
 
@@ -80,6 +85,7 @@ def test_a_domain_rule_shows_as_an_error_on_its_field(admin_client_, dynamo):
     assert Skill.get_or_none("Bad_Id") is None
 
 
+@ON_MOTO
 def test_a_category_is_chosen_from_a_select_of_the_models_choices(admin_client_, dynamo):
     page = admin_client_.get(ADD).content.decode()
 
@@ -88,6 +94,7 @@ def test_a_category_is_chosen_from_a_select_of_the_models_choices(admin_client_,
     assert re.findall(r'<option value="([^"]*)"', select.group(1)) == ["", *CATEGORIES]
 
 
+@ON_MOTO
 def test_a_category_outside_the_choices_is_refused_on_its_field(admin_client_, dynamo):
     response = admin_client_.post(ADD, skill_form(skill_id="poetry", category="Poetry"))
 
@@ -125,6 +132,7 @@ def test_a_stale_save_is_rejected_with_the_current_values_and_nothing_overwritte
     assert AdminLog.history(stored) == []
 
 
+@ON_MOTO
 def test_the_key_cannot_be_changed_after_adding(admin_client_, python):
     page = admin_client_.get(PYTHON).content.decode()
     admin_client_.post(PYTHON, skill_form(skill_id="snake", name="Py", _version="1", tags=""))
@@ -134,6 +142,7 @@ def test_the_key_cannot_be_changed_after_adding(admin_client_, python):
     assert Skill.get("python").name == "Py"
 
 
+@ON_MOTO
 @pytest.mark.parametrize(
     ("button", "location"),
     [
@@ -347,6 +356,7 @@ def test_a_save_of_more_than_50_items_and_their_entries_is_refused_and_writes_no
     assert [row.skill_id for row in UserSkill.query("alice")] == ["python"]
 
 
+@ON_MOTO
 def test_two_rows_with_one_key_are_refused_before_writing(admin_client_, alice):
     response = admin_client_.post(
         "/admin/users/user/alice/change/",
@@ -364,6 +374,7 @@ def test_two_rows_with_one_key_are_refused_before_writing(admin_client_, alice):
     assert UserSkill.get("alice", "python").proficiency == "Expert"
 
 
+@ON_MOTO
 def test_a_composite_key_round_trips_through_the_url(admin_client_, dynamo):
     Skill("c-sharp", name="C#", category="Programming").save()
     User("o.brien_x", name="Orla O'Brien", email="orla@example.com").save()
@@ -376,6 +387,7 @@ def test_a_composite_key_round_trips_through_the_url(admin_client_, dynamo):
     assert "o.brien_x / c-sharp" in page.content.decode()
 
 
+@ON_MOTO
 def test_an_unknown_key_redirects_with_a_message(admin_client_, dynamo):
     response = admin_client_.get("/admin/catalog/skill/nope/change/", follow=True)
 
@@ -395,6 +407,7 @@ def test_the_raw_view_shows_the_item_as_dynamodb_json(admin_client_, python):
     assert stored["version"] == {"N": "1"}
 
 
+@ON_MOTO
 @pytest.mark.parametrize("suffix", ["change/", "history/", "raw/"])
 def test_html_in_stored_values_is_escaped_on_every_item_page(admin_client_, dynamo, suffix):
     evil = "<img src=x onerror=alert(1)>"
@@ -578,6 +591,7 @@ def test_the_name_copied_onto_the_stats_does_not_make_an_older_page_refuse(admin
     assert (stats.reminder_hour, stats.name) == (7, "Alice Pleasance")
 
 
+@ON_MOTO
 def test_an_unusable_password_reads_no_password_set_as_in_django(admin_client_, alice):
     alice.set_password(None)  # unusable, as every demo learner's
     alice.save()

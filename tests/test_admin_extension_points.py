@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from django import forms
 from django.contrib import admin
 from django.contrib.admin import site as admin_site
@@ -20,6 +21,10 @@ from tests.admin_fixtures import record_session_action
 from users.admin import UserAdmin, UserSkillInline
 from users.catalog_admin import SkillAdmin
 from users.models import User
+
+# Django's hooks and options on our admin; the writes behind them are tested on both engines
+# in test_admin_change and test_admin_delete: moto alone here.
+pytestmark = pytest.mark.engines("moto")
 
 SKILLS = "/admin/catalog/skill/"
 

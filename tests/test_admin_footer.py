@@ -6,6 +6,9 @@ import re
 
 import pytest
 
+# Where the meter shows: a page makes the same calls on either engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 FOOTER = re.compile(r'<footer id="footer">(.*?)</footer>', re.S)
 
 

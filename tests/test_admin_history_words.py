@@ -6,6 +6,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import pytest
 from django.contrib.admin.utils import quote
 from django.test import override_settings
 from django.utils.formats import date_format
@@ -14,6 +15,9 @@ from dynamo_admin.models import AdminLog
 from stats.history.recording import record_session
 from stats.models import UserStats
 from users.models import User
+
+# How the history reads (words, local times): nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
 
 # What a stored value looks like when a page leaks it: an ISO time, a Python or JSON map.
 RAW = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|\{['&\"]|\{&quot;|&#x27;")

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from catalog.models import Skill
 from stats.models import UserStats
 from tests.admin_fixtures import alice_change_post, client_for, staff
 from users.models import User, UserSkill
+
+# Permissions are checked before any write; the cascades they allow are tested on both engines
+# in test_admin_delete: moto alone here.
+pytestmark = pytest.mark.engines("moto")
 
 ALICE_CHANGE = "/admin/users/user/alice/change/"
 ALICE_DELETE = "/admin/users/user/alice/delete/"

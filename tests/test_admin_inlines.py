@@ -10,6 +10,10 @@ from stats.models import UserStats
 from users.admin import UserSkillInline
 from users.models import User, UserSkill
 
+# Inline rows as Django's formsets count and check them; their one-transaction save is tested on
+# both engines in test_admin_change: moto alone here.
+pytestmark = pytest.mark.engines("moto")
+
 ADD = "/admin/users/user/add/"
 
 

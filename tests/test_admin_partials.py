@@ -17,6 +17,9 @@ from tests.admin_fixtures import client_for, staff
 from users.catalog_admin import SkillAdmin
 from users.models import User, UserSkill
 
+# Django's partials and templates on our pages: nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 PYTHON = "/admin/catalog/skill/python/change/"
 ALICE = "/admin/users/user/alice/change/"
 

@@ -9,6 +9,9 @@ from django.test import Client
 from catalog.models import Skill
 from tests.admin_fixtures import client_for
 
+# Who may see and do what is decided before any call reaches the engine: moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 URLS = [
     "/admin/catalog/skill/",
     "/admin/catalog/skill/add/",

@@ -9,6 +9,9 @@ from django.template import engines
 
 from tests.admin_fixtures import client_for, staff
 
+# The sidebar's rendering and permissions: nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 DJANGOS = "{% include 'admin/app_list.html' with app_list=available_apps show_changelinks=False %}"
 
 

@@ -14,6 +14,9 @@ from catalog.models import Skill
 from dynamo_admin.options import DynamoModelAdmin, ModelOpts
 from dynamo_admin.sites import DynamoAdminSite
 
+# Django's registry and what it reads from _meta: nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 
 def test_every_model_attribute_djangos_site_reads_is_on_model_opts():
     # Django's AdminSite reads these from each registered model's _meta (no public hook

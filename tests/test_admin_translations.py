@@ -10,6 +10,9 @@ import pytest
 
 from dynamo_admin.models import AdminLog
 
+# Words and translations: nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 APP = Path(__file__).resolve().parent.parent / "dynamo_admin"
 TRANSLATING = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext", "format_lazy"}
 # Django translates neither its system checks nor its commands' output, nor errors meant for

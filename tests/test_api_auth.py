@@ -12,6 +12,9 @@ from catalog.models import Skill
 from tests.admin_fixtures import client_for, staff
 from tests.api_fixtures import ApiClient, problem_of, token_client
 
+# Tokens, sessions and permissions live in Django's database, not in DynamoDB: moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 NEW_SKILL = {"skill_id": "go", "name": "Go", "category": "Programming"}
 
 

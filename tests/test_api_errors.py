@@ -11,6 +11,9 @@ from dynamo.models import configure
 from tests.api_fixtures import problem_of
 from tests.conftest import SHARED_PREFIX, configure_endpoint
 
+# Errors answered before or without the engine (404, 405, 400, an engine that is down): moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 
 def test_an_unknown_path_is_a_404_problem(dynamo, api_client):
     body = problem_of(api_client.get("/api/no/such/thing"))

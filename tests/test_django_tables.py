@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from django.contrib.admin.models import ADDITION, LogEntry
 from django.contrib.auth.models import Group
+
+# Django's own tables through the admin: moto alone.
+pytestmark = pytest.mark.engines("moto")
 
 
 def test_a_group_added_in_the_admin_is_logged_and_listed_in_recent_actions(

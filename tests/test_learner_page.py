@@ -19,6 +19,10 @@ from tests.admin_fixtures import calls
 from tests.helpers import joined_long_ago
 from users.models import User, UserSkill
 
+# What the page says and how it draws it are checked on moto alone (ON_MOTO); the order of what
+# it reads, its cursors, its calls and its ranks run on both engines.
+ON_MOTO = pytest.mark.engines("moto")
+
 NOW = utcnow()
 
 
@@ -90,6 +94,7 @@ def test_the_json_variant_carries_the_same_data(ada, client):
     assert "email" not in by_format.content.decode()
 
 
+@ON_MOTO
 def test_its_json_writes_a_session_time_as_the_api_does(ada, client):
     page = client.get("/learners/ada/?format=json").json()
     api = client.get("/api/learner-pages/ada").json()
@@ -101,6 +106,7 @@ def test_its_json_writes_a_session_time_as_the_api_does(ada, client):
     assert api["sessions"][0]["started_at"] == newest
 
 
+@ON_MOTO
 def test_unknown_and_soft_deleted_learners_get_the_same_404(ada, client):
     unknown = client.get("/learners/nobody/")
     User.get("bob").soft_delete()
@@ -111,6 +117,7 @@ def test_unknown_and_soft_deleted_learners_get_the_same_404(ada, client):
     assert client.get("/learners/x/").status_code == 404  # no learner can have that name
 
 
+@ON_MOTO
 def test_an_unknown_learners_json_is_a_problem(ada, client):
     response = client.get("/learners/nobody/?format=json")
 
@@ -126,6 +133,7 @@ def test_an_unknown_learners_json_is_a_problem(ada, client):
     assert bad.status_code == 400 and bad["Content-Type"] == "application/problem+json"
 
 
+@ON_MOTO
 def test_sessions_show_catalog_names_whole_minutes_and_correct_answers(ada, client):
     record_session("ada", xp=5, questions=4, correct=3, minutes=9.33, skill_id="python")
     record_session("ada", xp=5, questions=4, correct=3, minutes=0.2, skill_id="go")
@@ -139,6 +147,7 @@ def test_sessions_show_catalog_names_whole_minutes_and_correct_answers(ada, clie
     assert "<td>3/4</td>" in html
 
 
+@ON_MOTO
 def test_a_session_of_a_skill_no_longer_held_shows_the_catalogs_name(ada, client):
     Skill("rust", name="Rust", category="Programming").save()
     record_session("ada", xp=5, questions=4, correct=3, minutes=12, skill_id="rust")
@@ -149,6 +158,7 @@ def test_a_session_of_a_skill_no_longer_held_shows_the_catalogs_name(ada, client
     assert data["sessions"][0]["skill_search_url"] == "/skills/search/?skill=Rust"
 
 
+@ON_MOTO
 def test_the_years_summary_is_in_words_above_the_calendar(ada, client):
     html = client.get("/learners/ada/").content.decode()
 
@@ -180,6 +190,7 @@ def test_a_correction_moves_the_totals_and_chart_but_is_no_session_row(ada, clie
     assert client.get("/api/learner-pages/ada").json() == data
 
 
+@ON_MOTO
 def test_a_day_holding_only_a_negative_correction_has_no_shade_and_no_negative_bar(dynamo, client):
     User("cyd", name="Cyd", email="cyd@example.com", created_at=joined_long_ago()).save()
     for days_ago in (2, 1):
@@ -253,6 +264,7 @@ def test_the_sessions_page_on_to_older_ones_with_a_cursor(ada, client):
     assert first["sessions"][-1]["started_at"] > older["sessions"][0]["started_at"]
 
 
+@ON_MOTO
 def test_a_cursor_of_another_learner_is_a_400(ada, client):
     for _ in range(SESSIONS_PER_PAGE):
         record_session("bob", xp=1, questions=1, correct=1, minutes=1)
@@ -273,6 +285,7 @@ def test_the_page_costs_eight_calls_read_together(ada, client):
     assert meter.count_of("Scan") == 0 and meter.read_units <= 60
 
 
+@ON_MOTO
 def test_the_calendar_and_chart_are_labelled_svg_without_inline_style(ada, client):
     html = client.get("/learners/ada/").content.decode()
 
@@ -306,6 +319,7 @@ def test_a_learner_without_sessions_has_a_page_with_no_ranks(dynamo, client):
     assert "not on the board" in client.get("/learners/new/").content.decode()
 
 
+@ON_MOTO
 def test_the_admin_view_on_site_link_is_the_learners_page(ada):
     assert ada.get_absolute_url() == "/learners/ada/"
 

@@ -20,6 +20,9 @@ from tests.admin_fixtures import client_for
 from tests.api_fixtures import ApiClient, problem_of
 from tests.servers import RedisServer
 
+# Login throttling lives in Django's database and cache, not in DynamoDB: moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 LOGIN = "/admin/login/"
 PASSWORD = "the-right-password-42"
 

@@ -13,6 +13,9 @@ from project import schedule
 from users.models import User
 from workers.management.commands.run_schedule import Scheduler
 
+# The schedule's intervals and failures: nothing here depends on the engine, so moto alone.
+pytestmark = pytest.mark.engines("moto")
+
 
 class FakeClock:
     def __init__(self) -> None:

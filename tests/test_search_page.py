@@ -15,6 +15,10 @@ from tests.admin_fixtures import calls
 from users import views
 from users.models import User, UserSkill
 
+# The form, its words and its cursors' signatures are the view's own: those tests run on moto
+# alone (ON_MOTO); the Queries behind a search, their order and their paging run on both engines.
+ON_MOTO = pytest.mark.engines("moto")
+
 URL = "/skills/search/"
 
 
@@ -79,6 +83,7 @@ def test_it_finds_experts_with_enough_years_in_one_query_and_their_names_in_one_
     assert "Expert" in html
 
 
+@ON_MOTO
 def test_the_form_offers_the_catalogs_skills_read_once_then_cached(holders, client):
     forget_skill_names()
     cold = client.get(URL)
@@ -150,6 +155,7 @@ def test_the_merged_listing_pages_through_one_signed_cursor_without_gaps_or_repe
     assert seen == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina"]
 
 
+@ON_MOTO
 def test_an_empty_visit_shows_the_form_without_calling_dynamodb(holders, client):
     response = client.get(URL)
 
@@ -174,6 +180,7 @@ def test_pages_follow_each_other_through_signed_cursors(holders, client, monkeyp
     assert seen == ["alice", "bob", "carol", "dave", "ivan", "hugo", "gina", "erin"]
 
 
+@ON_MOTO
 def test_a_next_link_carries_rel_next(holders, client, monkeypatch):
     monkeypatch.setattr(views, "PAGE_SIZE", 2)
 
@@ -183,6 +190,7 @@ def test_a_next_link_carries_rel_next(holders, client, monkeypatch):
     assert "cursor=" in response.context["next_url"]
 
 
+@ON_MOTO
 def test_a_tampered_cursor_is_a_400_page(holders, client, monkeypatch):
     monkeypatch.setattr(views, "PAGE_SIZE", 2)
     cursor = next_cursor(client.get(URL, {"skill": "Python"}))
@@ -194,6 +202,7 @@ def test_a_tampered_cursor_is_a_400_page(holders, client, monkeypatch):
     assert calls(response) == 0
 
 
+@ON_MOTO
 def test_a_cursor_from_another_search_is_a_400_page(holders, client, monkeypatch):
     monkeypatch.setattr(views, "PAGE_SIZE", 2)
     cursor = next_cursor(client.get(URL, {"skill": "Python"}))
@@ -204,6 +213,7 @@ def test_a_cursor_from_another_search_is_a_400_page(holders, client, monkeypatch
     assert b"belongs to another listing" in response.content
 
 
+@ON_MOTO
 @pytest.mark.parametrize(
     ("params", "field", "message"),
     [
@@ -228,6 +238,7 @@ def test_bad_input_shows_the_form_with_an_error_and_status_400(
     assert calls(response) == 0
 
 
+@ON_MOTO
 def test_html_in_stored_values_is_escaped(dynamo, client):
     sneaky = Skill("sneaky", name="<script>alert(1)</script>", category="Other")
     batch_put(Skill, [sneaky])
@@ -241,6 +252,7 @@ def test_html_in_stored_values_is_escaped(dynamo, client):
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in response.content
 
 
+@ON_MOTO
 def test_an_unknown_skill_finds_nobody(holders, client):
     response = client.get(URL, {"skill": "COBOL"})
 
@@ -249,6 +261,7 @@ def test_an_unknown_skill_finds_nobody(holders, client):
     assert b"Nobody holds" in response.content
 
 
+@ON_MOTO
 @pytest.mark.parametrize("typed", ["python", "PYTHON", "  Python ", "pýthon"])
 def test_it_finds_a_skill_whatever_the_case_accents_or_spaces_and_shows_the_catalogs_name(
     holders, client, typed
@@ -261,6 +274,7 @@ def test_it_finds_a_skill_whatever_the_case_accents_or_spaces_and_shows_the_cata
     assert "of <strong>Python</strong>" in response.content.decode()
 
 
+@ON_MOTO
 def test_a_near_miss_suggests_the_catalogs_name_as_a_link(holders, client):
     response = client.get(URL, {"skill": "Pythn", "level": "Expert"})
 
@@ -273,6 +287,7 @@ def test_a_near_miss_suggests_the_catalogs_name_as_a_link(holders, client):
     assert usernames(followed) == ["alice", "bob", "carol"]
 
 
+@ON_MOTO
 def test_a_skill_added_since_the_names_were_cached_is_found_by_its_key(holders, client):
     rust = Skill("rust", name="Rust", category="Programming")
     batch_put(Skill, [rust])  # no catalog write hook: the cached list does not know it
@@ -288,6 +303,7 @@ def test_a_skill_added_since_the_names_were_cached_is_found_by_its_key(holders, 
     assert response.wsgi_request.dynamo_meter.count_of("Scan") == 0
 
 
+@ON_MOTO
 @pytest.mark.parametrize("params", [{"level": "expert"}, {"level": "EXPERT"}])
 def test_a_level_is_taken_in_any_case(holders, client, params):
     response = client.get(URL, {"skill": "Python", **params})
@@ -296,12 +312,14 @@ def test_a_level_is_taken_in_any_case(holders, client, params):
     assert usernames(response) == ["alice", "bob", "carol"]
 
 
+@ON_MOTO
 def test_a_minimum_level_is_taken_in_any_case(holders, client):
     response = client.get(URL, {"skill": "Python", "min_level": "advanced", "min_years": 5})
 
     assert usernames(response) == ["alice", "bob", "dave"]
 
 
+@ON_MOTO
 def test_the_start_of_one_skills_name_finds_its_holders(holders, client):
     response = client.get(URL, {"skill": "pyth", "level": "Expert"})
 
@@ -309,6 +327,7 @@ def test_the_start_of_one_skills_name_finds_its_holders(holders, client):
     assert "of <strong>Python</strong>" in response.content.decode()
 
 
+@ON_MOTO
 def test_the_start_of_several_names_offers_each_of_them(holders, client):
     Skill("pytorch", name="PyTorch", category="Data").save()
 
