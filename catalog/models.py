@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -13,7 +12,6 @@ from pynamodb.attributes import UnicodeAttribute, UnicodeSetAttribute, UTCDateTi
 from dynamo import limits
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
-from dynamo.parallel import in_parallel
 from dynamo.validators import FieldErrors, length_between, one_of, validate_visible
 
 from .signals import skill_saved
@@ -196,7 +194,7 @@ class Skill(DynamoModel):
     def named_starting(cls, prefix: str, limit: int = 20) -> list[Skill]:
         """Return up to `limit` skills whose name starts with the prefix, by name.
 
-        One Query per category on gsi_category (name is its sort key), run together: a
+        One Query per category on gsi_category (name is its sort key): a
         10,000-skill catalog answers a keystroke with ten small reads, never a Scan.
         """
         if not prefix or not limits.keys_fit((prefix,)):
@@ -206,7 +204,7 @@ class Skill(DynamoModel):
             condition = cls.name.startswith(prefix)
             return list(cls.gsi_category.query(category, condition, limit=limit))
 
-        found = in_parallel([partial(read, category) for category in CATEGORIES])
+        found = [read(category) for category in CATEGORIES]
         return sorted((s for skills in found for s in skills), key=lambda s: s.name)[:limit]
 
     @classmethod

@@ -3,7 +3,7 @@
 Per-call timeouts alone do not bound a page: two attempts of a call to an unresponsive engine
 take two read timeouts and botocore's backoff between them, and a page makes several calls. So
 a request gets a deadline when it arrives (`within`), and before each attempt of each call,
-on whatever thread sends it (the context is copied to a page's read threads), the attempt's
+on whatever thread sends it (the context is copied to a command's threads), the attempt's
 read timeout is cut to the time left; with none left the call fails as an outage (a 503).
 """
 

@@ -1,11 +1,13 @@
-"""DynamoDB calls on a few threads at once, metered like any other call: commands' batches and
-work items (run_parallel, write_batches) and a page's independent reads (in_parallel)."""
+"""Commands' DynamoDB work on a few threads at once, metered like any other call: batches of
+writes (write_batches) and work items (run_parallel). Pages make their calls one after the
+other: DynamoDB Local answers calls sent at once no faster (bench/RESULTS.md, "Reads at
+once")."""
 
 from __future__ import annotations
 
 import argparse
 import contextvars
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -114,21 +116,3 @@ def run_parallel(
                 future.cancel()
             raise
     return count
-
-
-def in_parallel(calls: Sequence[Callable[[], Any]]) -> list[Any]:
-    """Make a page's independent DynamoDB calls at once, a thread each; return their results
-    in order. The first error is raised; none outlives the call.
-
-    Each runs in a copy of the caller's context, so the request's meter and deadline apply.
-    """
-    if len(calls) <= 1:
-        return [call() for call in calls]
-    results: list[Any] = [None] * len(calls)
-
-    def make(numbered: tuple[int, Callable[[], Any]]) -> None:
-        number, call = numbered
-        results[number] = call()
-
-    run_parallel(make, enumerate(calls), threads=len(calls))
-    return results

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from functools import partial
 from itertools import islice
 from typing import Any, ClassVar
 
@@ -33,7 +32,7 @@ HEAD_LENGTH = 2
 # The shortest term a search Queries with: shorter terms only narrow what a longer one found.
 MIN_TERM_LENGTH = HEAD_LENGTH
 MAX_WORD_LENGTH = 200
-# A search Queries at most this many of its terms (together), the others checked on the owners.
+# A search Queries at most this many of its terms, the others checked on the owners.
 MAX_TERMS_QUERIED = 3
 # Starts the heads of the public entries (a word's own head is two characters at most).
 PUBLIC_HEAD = "public#"
@@ -177,15 +176,13 @@ class WordIndex(DynamoModel):
     def driving_query(
         cls, terms: list[str], read: Callable[[str], tuple[list, Any]]
     ) -> tuple[str, tuple[list, Any]]:
-        """Read each term's first page together; return the term and its (entries, next start).
+        """Read each term's first page; return the term and its (entries, next start).
 
         The narrowest term drives: one whose Query came to its end with the fewest entries,
         else the longest ("learner 42" lists by "42", not by a word everyone shares). The
         other terms are checked on the owners read.
         """
-        from .parallel import in_parallel
-
-        pages = in_parallel([partial(read, term) for term in terms])
+        pages = [read(term) for term in terms]
         ended = [(len(items), n) for n, (items, more) in enumerate(pages) if more is None]
         chosen = min(ended)[1] if ended else 0
         return terms[chosen], pages[chosen]
@@ -240,7 +237,7 @@ class WordIndex(DynamoModel):
     def find(cls, text: str, *, limit: int = 10, public: bool = False) -> list[DynamoModel]:
         """Return up to `limit` items matching every term of text.
 
-        A Query per term (up to three, together) and one BatchGetItem of a few owners. Public
+        A Query per term (up to three) and one BatchGetItem of a few owners. Public
         (anyone's search): by the words of the public fields alone, reading no other entry.
         """
         terms = search_terms(text)

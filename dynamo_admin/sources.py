@@ -256,8 +256,6 @@ class PartitionMerge(Source):
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
-        from dynamo.parallel import in_parallel
-
         names = [python_name(model, n) for n in range_key_names(self.index)]
         if not self.unique:
             names += [n for n in meta(model).key_names if n not in names]
@@ -269,9 +267,7 @@ class PartitionMerge(Source):
         if start and not self.unique:
             after = tuple(key_value(model, start, name) for name in names)
         read = partial(self.read_partition, model, per_page, start, after, forward)
-        found = [
-            i for items in in_parallel([partial(read, p) for p in self.partitions]) for i in items
-        ]
+        found = [item for partition in self.partitions for item in read(partition)]
         if after is not None:
             found = [i for i in found if (order(i) > after if forward else order(i) < after)]
         found.sort(key=order, reverse=not forward)
@@ -306,8 +302,6 @@ class PartitionMerge(Source):
 
 # A walk back through months ends after this many months without a sign-up in a row.
 EMPTY_MONTHS_ENDING_A_WALK = 12
-# After two empty months in a row, this many earlier months are read at once.
-MONTHS_READ_AT_ONCE = 6
 
 
 @dataclass
@@ -315,7 +309,7 @@ class MonthWalk(Source):
     """A month-partitioned index (`YYYY-MM`, the date hierarchy's) newest first, month by month.
 
     One Query per month read: a page of 50 newest users is one call when the month holds 50,
-    a few across quiet months (read together). The walk ends after a year without a sign-up.
+    a few across quiet months. The walk ends after a year without a sign-up.
     """
 
     index: GlobalIndex
@@ -326,8 +320,6 @@ class MonthWalk(Source):
 
     def page(self, model, per_page, start, forward=False) -> Page:
         from django.utils import timezone
-
-        from dynamo.parallel import in_parallel
 
         month_name = hash_key_names(self.index)[0]
         if start:
@@ -343,31 +335,15 @@ class MonthWalk(Source):
             return found, query.last_evaluated_key
 
         items: list[DynamoModel] = []
-        empty, batch = 0, 1
+        empty = 0
         while len(items) <= per_page and empty < EMPTY_MONTHS_ENDING_A_WALK and month >= "0001-01":
-            # After two empty months the next few go out together: the year of empty months
-            # that ends the walk costs its calls but few round trips.
-            months = [month]
-            while len(months) < batch and previous_month(months[-1]) >= "0001-01":
-                months.append(previous_month(months[-1]))
-            need = per_page + 1 - len(items)
-            reads = [
-                partial(read, m, start if n == 0 else None, need) for n, m in enumerate(months)
-            ]
-            start, batch = None, 1
-            for read_month, (got, more) in zip(months, in_parallel(reads), strict=True):
-                items += got
-                empty = 0 if got else empty + 1
-                if more is not None:  # the month holds more than it gave: go on inside it
-                    month, start = read_month, more
-                    break
-                month = previous_month(read_month)
-                if len(items) > per_page or empty >= EMPTY_MONTHS_ENDING_A_WALK:
-                    break
-            else:
-                # Two empty months in a row: likely the end, read the rest of the year faster.
-                if empty >= 2:
-                    batch = min(MONTHS_READ_AT_ONCE, EMPTY_MONTHS_ENDING_A_WALK - empty)
+            got, more = read(month, start, per_page + 1 - len(items))
+            items += got
+            empty = 0 if got else empty + 1
+            if more is None:  # the month is done: on to the one before
+                month, start = previous_month(month), None
+            else:  # the month holds more than it gave: go on inside it
+                start = more
         shown = items[:per_page]
         more = len(items) > per_page
         return Page(shown, index_key(self.index, shown[-1]) if more else None)
@@ -386,10 +362,10 @@ def previous_month(month: str) -> str:
 class WordSearch(Source):
     """A word search (dynamo.words): a Query of the word index, the owners in one BatchGetItem.
 
-    The first page Queries each term (up to three, together) and lists by the narrowest;
+    The first page Queries each term (up to three) and lists by the narrowest;
     later pages resume that term's Query. Listed in the order of the matched word (a name's
     words, the email, the username), both ways; with `exact`, the item of that key (a
-    GetItem, read at once) leads the first page.
+    GetItem) leads the first page.
     """
 
     words: Any  # a dynamo.words.WordIndex subclass
@@ -405,8 +381,6 @@ class WordSearch(Source):
         self.ordered = True
 
     def page(self, model, per_page, start, forward=True) -> Page:
-        from dynamo.parallel import in_parallel
-
         def read(term: str, resume: Key | None = None) -> tuple[list, Key | None]:
             results = self.words.entries_starting(
                 term, limit=per_page + 1, last_evaluated_key=resume, forward=forward
@@ -418,11 +392,8 @@ class WordSearch(Source):
             entries, more = read(self.words.term_resuming(self.queried, start), start)
             lead = None
         else:
-            reads: list = [lambda: self.words.driving_query(self.queried, read)[1]]
-            if self.exact is not None:
-                reads.insert(0, lambda: get_item(model, self.exact))
-            *first, (entries, more) = in_parallel(reads)
-            lead = first[0] if first else None
+            lead = None if self.exact is None else get_item(model, self.exact)
+            entries, more = self.words.driving_query(self.queried, read)[1]
         items = self.words.owners_matching(entries, self.terms)
         if lead is not None:
             items = [lead, *(i for i in items if pk_of(i) != pk_of(lead))]

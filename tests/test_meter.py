@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from catalog.models import Skill
-from dynamo import meter, parallel, tables
+from dynamo import meter, tables
 from dynamo.meter import Call, Meter
 
 
@@ -88,35 +86,6 @@ def test_in_debug_everyone_gets_the_figures(dynamo, client, settings):
 
     assert response["X-DynamoDB-Calls"] == "1"
     assert response["Server-Timing"].startswith("dynamodb;dur=")
-
-
-def test_reads_made_together_are_each_counted_and_come_back_in_order(dynamo):
-    Skill("python", name="Python", category="Programming").save()
-    Skill("go", name="Go", category="Programming").save()
-    reads = [lambda: Skill.get("python").name, lambda: Skill.get("go").name]
-
-    with meter.metered() as metered:
-        names = parallel.in_parallel(reads)
-
-    assert names == ["Python", "Go"]
-    assert [call.operation for call in metered.calls] == ["GetItem", "GetItem"]
-
-
-def test_a_failed_read_made_together_raises_after_the_others_finish(dynamo):
-    finished = []
-
-    def slow():
-        time.sleep(0.05)
-        finished.append("slow")
-
-    def missing():
-        return Skill.get("nothing")
-
-    with meter.metered() as metered, pytest.raises(Skill.DoesNotExist):
-        parallel.in_parallel([slow, missing])
-
-    assert finished == ["slow"]
-    assert metered.count == 1
 
 
 def test_calls_sent_together_count_once_in_the_time_waited():

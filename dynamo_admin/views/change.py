@@ -18,7 +18,6 @@ from pynamodb.exceptions import TransactWriteError
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
-from dynamo.parallel import in_parallel
 
 from .. import helpers
 from ..display import display, masked_stored
@@ -143,7 +142,7 @@ class ChangeFormViews:
             reads.append(partial(get_together, wanted, consistent_read=True, load=load))
         if not batched:
             reads.append(partial(self.get_object, request, object_id))
-        found = in_parallel(reads)
+        found = [read() for read in reads]
         prefetched = dict(zip(map(type, queried), found, strict=False))
         together = found[len(queried)] if wanted else []
         prefetched.update({cls: [i for i in together[at] if i] for cls, at in keyed.items()})
@@ -155,7 +154,7 @@ class ChangeFormViews:
         """Return the page's inline formsets, bound to the POST data when it is one.
 
         Each inline's rows are one read of its own table: those `prefetched` with the item are
-        used as read, the others go out together (none to add).
+        used as read, the others are read here (none to add).
         """
         data = request.POST if request.method == "POST" else None
         pairs = list(self.get_formsets_with_inlines(request, obj))
@@ -164,7 +163,7 @@ class ChangeFormViews:
             stored = [[] for _ in pairs]
         else:
             missing = [inline for _formset, inline in pairs if type(inline) not in prefetched]
-            found = in_parallel([partial(inline.get_items, obj) for inline in missing])
+            found = [inline.get_items(obj) for inline in missing]
             late = dict(zip(map(type, missing), found, strict=True))
             stored = [prefetched.get(type(i), late.get(type(i))) for _formset, i in pairs]
         return [

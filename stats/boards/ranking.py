@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynamo import cursors
-from dynamo.parallel import in_parallel
 from stats.models import METRICS, UserStats, leaderboard_partitions
 
 from . import tiers
@@ -227,16 +226,11 @@ def rank_infos(
     pointers: dict[str, tiers.Pointer | None] | None = None,
 ) -> dict[str, RankInfo]:
     """Return a user's rank on several boards: the tier pointers in one call (or `pointers`,
-    read beforehand by the caller), then the boards' tier reads together."""
+    read beforehand by the caller), then a tier read per board."""
     metrics = [check_metric(metric) for metric in metrics]
     found = pointers if pointers is not None else tiers.pointers(metrics, shards=shards)
     partitions = leaderboard_partitions(shards)
-    ranks = in_parallel(
-        [
-            lambda m=metric: score_rank(m, getattr(stats, m), found[m], partitions)
-            for metric in metrics
-        ]
-    )
+    ranks = [score_rank(m, getattr(stats, m), found[m], partitions) for m in metrics]
     return dict(zip(metrics, ranks, strict=True))
 
 

@@ -1,10 +1,11 @@
 """A learner's own page as plain data, read once per LEADERBOARD_CACHE_SECONDS per page.
 
-Two rounds of reads, each sent together (`dynamo.parallel.in_parallel`): one BatchGetItem
-for the learner, their stats, the four boards' score-tier pointers and move counters, their
-skills in the order added (`gsi_user_created_at`), a page of sessions (newest first) and a
-year of study days; then, with the stats in hand, one read per board (the score's tier, or
-the live COUNT of the top tier). Eight calls with one leaderboard shard, whatever the
+One BatchGetItem for the learner, their stats and the four boards' score-tier pointers and
+move counters (a missing or deleted learner ends there); then their skills in the order added
+(`gsi_user_created_at`), a page of sessions (newest first), a year of study days and, with
+the stats in hand, one read per board (the score's tier, or the live COUNT of the top tier),
+one after the other: DynamoDB Local answers calls sent at once no faster (bench/RESULTS.md,
+"Reads at once"). Eight calls with one leaderboard shard, whatever the
 history's length: the calendar reads days, never sessions. The HTML page and `?format=json`
 serve the same data from the same cache entry.
 """
@@ -24,7 +25,6 @@ from catalog.choices import catalog_names_by_id
 from dynamo import cursors
 from dynamo.batch import get_together
 from dynamo.models import json_time
-from dynamo.parallel import in_parallel
 from stats.boards.ranking import rank_infos
 from stats.boards.tiers import Pointer, pointer_keys, pointers_from
 from stats.history.models import StudyDay, StudySession
@@ -141,18 +141,13 @@ def _read(
     # of three tables: one BatchGetItem.
     partitions = leaderboard_partitions()
     keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS, partitions)]
-    items, skills, sessions, days = in_parallel(
-        [
-            lambda: get_together(keys),
-            lambda: list(UserSkill.gsi_user_created_at.query(username)),
-            sessions_page.read,
-            lambda: list(StudyDay.since(username, first_day)),
-        ]
-    )
-    learner, stats, *jobs = items
-    boards = pointers_from(list(METRICS), jobs, partitions)
+    learner, stats, *jobs = get_together(keys)
     if learner is None or learner.is_deleted:
         return None
+    boards = pointers_from(list(METRICS), jobs, partitions)
+    skills = list(UserSkill.gsi_user_created_at.query(username))
+    sessions = sessions_page.read()
+    days = list(StudyDay.since(username, first_day))
     listed = stats is not None and stats.leaderboard_partition is not None
     ranks = ranks_of(stats, boards) if listed else [None] * len(METRICS)
     older, newer_token = sessions_page.tokens()
