@@ -44,3 +44,17 @@ def test_an_unknown_action_is_a_bad_request(admin_client_, alice):
     response = admin_client_.post(STATS, {"action": "explode", "_selected_action": ["alice"]})
 
     assert response.status_code == 400
+
+
+@pytest.mark.engines("moto", "local")  # DynamoDB refuses a key over 2,048 bytes; moto need not
+def test_a_selected_key_no_item_could_have_is_nothing_selected(admin_client_, alice):
+    too_long = "é" * 1100  # 2,200 bytes
+
+    response = admin_client_.post(
+        "/admin/catalog/skill/",
+        {"action": "delete_selected", "_selected_action": [too_long]},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    assert "Items must be selected" in response.content.decode()

@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.cursors import InvalidCursor
+from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
 from dynamo.words import BadSearch
 
@@ -588,9 +589,12 @@ class ChangeListViews:
         return TemplateResponse(request, template, context)
 
     def get_selected_items(self, request) -> list[DynamoModel]:
-        """Return the items the action form selected: one BatchGetItem, none without a key."""
+        """Return the items the action form selected: one BatchGetItem, none without a key.
+
+        A key DynamoDB could not hold (too long) names no item, so it is left out.
+        """
         keys = [key_values(self.model, oid) for oid in request.POST.getlist("_selected_action")]
-        keys = [key for key in keys if key is not None]
+        keys = [key for key in keys if key is not None and keys_fit(key)]
         if not keys:
             return []
         unique = list(dict.fromkeys(keys))
