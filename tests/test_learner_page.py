@@ -274,15 +274,22 @@ def test_a_cursor_of_another_learner_is_a_400(ada, client):
     assert client.get("/learners/ada/", {"cursor": "garbage"}).status_code == 400
 
 
-def test_the_page_costs_eight_calls_read_together(ada, client):
+def test_the_page_costs_eight_calls(ada, client):
     response = client.get("/learners/ada/")
 
     assert response.status_code == 200
-    # Learner, stats and the four tier pointers (one BatchGetItem), skills, sessions and days
-    # together; then one read per board: here a COUNT, as the board has no tiers yet.
+    # Learner, stats and the four tier pointers (one BatchGetItem), skills, sessions and days;
+    # then one read per board: here a COUNT, as the board has no tiers yet.
     assert calls(response) == 8
     meter = response.wsgi_request.dynamo_meter
     assert meter.count_of("Scan") == 0 and meter.read_units <= 60
+
+
+def test_a_missing_learners_page_ends_after_its_first_call(ada, client):
+    response = client.get("/learners/nobody/")
+
+    assert response.status_code == 404
+    assert calls(response) == 1  # the BatchGetItem that finds no learner
 
 
 @ON_MOTO
