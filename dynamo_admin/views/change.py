@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -115,11 +114,11 @@ class ChangeFormViews:
         return get_item(self.model, self.key_or_404(object_id), consistent_read=True)
 
     def read_item_and_rows(self, request, object_id: str) -> tuple[DynamoModel | None, dict]:
-        """Return the stored item and, read at the same time, its inlines' rows by inline class.
+        """Return the stored item and its inlines' rows by inline class.
 
         The item and the rows whose keys are known (the inline's item_keys: a save's shown
         rows, a row keyed by the item's key) are one consistent BatchGetItem; the other
-        inlines' Queries go out beside it. An inline that only the stored item brings is read
+        inlines' Queries come before it. An inline that only the stored item brings is read
         after it, by _create_formsets.
         """
         key = self.key_or_404(object_id)
@@ -137,16 +136,11 @@ class ChangeFormViews:
                 continue
             keyed[type(inline)] = slice(len(wanted), len(wanted) + len(keys))
             wanted += [(inline.model, k) for k in keys]
-        reads = [partial(inline.get_items, named) for inline in queried]
-        if wanted:
-            reads.append(partial(get_together, wanted, consistent_read=True, load=load))
-        if not batched:
-            reads.append(partial(self.get_object, request, object_id))
-        found = [read() for read in reads]
-        prefetched = dict(zip(map(type, queried), found, strict=False))
-        together = found[len(queried)] if wanted else []
+        prefetched = {type(inline): inline.get_items(named) for inline in queried}
+        together = get_together(wanted, consistent_read=True, load=load) if wanted else []
+        item = together[0] if batched else self.get_object(request, object_id)
         prefetched.update({cls: [i for i in together[at] if i] for cls, at in keyed.items()})
-        return (together[0] if batched else found[-1]), prefetched
+        return item, prefetched
 
     def _create_formsets(
         self, request, obj: DynamoModel | None, change: bool, prefetched: dict | None = None
