@@ -60,14 +60,23 @@ def _observe(endpoint: str, operation: str, params: dict) -> None:
         _seen.add((action, suffix_of(name) or name))
 
 
+_left_alone: set[str] = set()  # modules whose tests `-m "not alone"` left for their own run
+
+
 def pytest_deselected(items):
+    # `make test` runs the `alone` tests in a pytest of their own: leaving them out here does
+    # not make the run partial, so the rest of the suite must still use every grant.
     global _partial
-    _partial = True
+    for item in items:
+        if item.get_closest_marker("alone") is None:
+            _partial = True
+        else:
+            _left_alone.add(Path(str(item.path)).name)
 
 
 def pytest_collection_finish(session):
     global _partial
-    collected = {Path(str(item.path)).name for item in session.items}
+    collected = {Path(str(item.path)).name for item in session.items} | _left_alone
     every_module = {path.name for path in TESTS_DIR.glob("test_*.py")}
     if session.config.option.keyword or every_module - collected:
         _partial = True
