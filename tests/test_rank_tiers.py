@@ -44,13 +44,7 @@ def true_ranks(metric: str) -> dict[str, int]:
 
 @pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
 def test_every_rank_is_exact_right_after_a_rebuild(board):
-    rebuild()
-
-    for metric in METRICS:
-        expected = true_ranks(metric)
-        for stats in board:
-            info = rank_info(metric, stats)
-            assert (info.rank, info.exact) == (expected[stats.username], True), (metric, stats)
+    rebuilt_ranks_are_all_exact()
 
 
 @pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
@@ -140,18 +134,8 @@ def test_ranks_lag_by_at_most_the_learners_that_moved_and_a_rebuild_makes_them_e
     moves = ["session", "session", "delete", "restore"]
     moved = {move_one_at_random(rng, usernames, moves) for _ in range(12)}
 
-    for metric in METRICS:
-        expected = true_ranks(metric)
-        for stats in listed():
-            info = rank_info(metric, stats)
-            assert abs(info.rank - expected[stats.username]) <= len(moved), (metric, info)
-            if info.exact:
-                assert info.rank == expected[stats.username]
-
-    rebuild()
-    for metric in METRICS:
-        expected = true_ranks(metric)
-        assert {s.username: rank_of(metric, s) for s in listed()} == expected
+    check_against_brute_force(moved)
+    rebuilt_ranks_are_all_exact()
 
 
 @pytest.mark.parametrize("board", [1], indirect=True, ids=["1-shard"])
@@ -204,25 +188,32 @@ def test_neighbours_ranks_match_the_brute_force_ranking_at_every_depth(board, me
         assert [(r.rank, r.username) for r in result.rows] == [(r.rank, r.username) for r in window]
 
 
+def ranks_beside_the_truth() -> list[tuple[str, str, RankInfo, int]]:
+    """Return (metric, username, rank read from the tiers, brute-force rank) for every listed
+    learner on every board, each learner's four ranks read as the learner page reads them."""
+    learners = listed()
+    truth = {m: {row.username: row.rank for row in rank_sorted(learners, m)} for m in METRICS}
+    return [
+        (metric, stats.username, info, truth[metric][stats.username])
+        for stats in learners
+        for metric, info in rank_infos(stats).items()
+    ]
+
+
 def check_against_brute_force(moved: set[str]) -> None:
     """Every rank within the movers of the brute-force one, and exactly it where it says exact."""
-    for metric in METRICS:
-        expected = true_ranks(metric)
-        for stats in listed():
-            info = rank_info(metric, stats)
-            assert abs(info.rank - expected[stats.username]) <= len(moved), (metric, info)
-            if info.exact:
-                assert info.rank == expected[stats.username], (metric, stats.username, info)
+    for metric, username, info, truth in ranks_beside_the_truth():
+        assert abs(info.rank - truth) <= len(moved), (metric, username, info, truth)
+        if info.exact:
+            assert info.rank == truth, (metric, username, info, truth)
 
 
 def rebuilt_ranks_are_all_exact() -> None:
     rebuild()
-    for metric in METRICS:
-        expected = true_ranks(metric)
-        found = {s.username: rank_info(metric, s) for s in listed()}
-        assert {u: (i.rank, i.exact) for u, i in found.items()} == {
-            u: (rank, True) for u, rank in expected.items()
-        }, metric
+    wrong = [
+        row for row in ranks_beside_the_truth() if (row[2].rank, row[2].exact) != (row[3], True)
+    ]
+    assert not wrong, wrong
 
 
 # Each seed's walk (90 learners, four boards, every rank checked against a brute-force count

@@ -1,8 +1,9 @@
 """A fresh moto engine with the library's tables for each test, and named staff users.
 
-These tests run on moto only (in process, no Java): they check the admin's behaviour and
-its calls, not DynamoDB's fidelity. The project's suite runs the same admin on DynamoDB
-Local as well.
+Most tests run on moto (in process, no Java): they check the admin's behaviour and its calls,
+not DynamoDB's fidelity; the project's suite runs the same admin on DynamoDB Local as well.
+The tests on tables made elsewhere (boto3's sample tables, models as projects write them)
+share one DynamoDB Local, `dynamodb_local`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dynamo import tables
 from dynamo.models import configure
 from dynamo_admin.sites import DynamoAdminSite
 
+from .engines import local_engine
+
 if "library" not in settings.INSTALLED_APPS:
     raise pytest.UsageError(
         "dynamo_admin's tests run on their own settings: "
@@ -32,6 +35,13 @@ if "library" not in settings.INSTALLED_APPS:
 # Imported only once the library is known to be installed.
 from library.admin import BookAdmin, ShelfAdmin
 from library.models import Book, Shelf
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local():
+    """One DynamoDB Local for the run, started when a module first asks for it."""
+    with local_engine() as engine:
+        yield engine
 
 
 @pytest.fixture(scope="session")

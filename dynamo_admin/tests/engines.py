@@ -1,4 +1,5 @@
-"""A DynamoDB Local of a test module's own, with boto3 at hand, for tables made elsewhere."""
+"""DynamoDB Local with boto3 at hand, for tables made elsewhere: one engine for the run, each
+module's tables dropped when the module ends."""
 
 from __future__ import annotations
 
@@ -25,6 +26,17 @@ def local_engine() -> Iterator[local.Engine]:
         engine.client = boto3.client("dynamodb", **options)
         engine.resource = boto3.resource("dynamodb", **options)
         yield engine
+
+
+@contextmanager
+def tables_dropped_after(engine: local.Engine) -> Iterator[local.Engine]:
+    """Lend the engine to a module: every table on it is dropped when the block ends, so the
+    next module starts from an empty engine."""
+    try:
+        yield engine
+    finally:
+        for name in engine.client.list_tables()["TableNames"]:
+            engine.client.delete_table(TableName=name)
 
 
 def point(models: Iterable[type[Model]], endpoint: str) -> None:

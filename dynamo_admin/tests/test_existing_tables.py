@@ -22,7 +22,7 @@ from dynamo.models import configure
 from dynamo_admin.checks import check_log_table
 from dynamo_admin.models import AdminLog
 
-from .engines import canonical, empty, local_engine, point, stored
+from .engines import canonical, empty, point, stored, tables_dropped_after
 from .pages import form_fields
 from .samples import models as samples
 
@@ -124,9 +124,9 @@ def put_sample_items(resource) -> None:
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[local.Engine]:
+def engine(dynamodb_local) -> Iterator[local.Engine]:
     """DynamoDB Local with the sample tables boto3 made."""
-    with local_engine() as engine:
+    with tables_dropped_after(dynamodb_local) as engine:
         make_sample_tables(engine.client)
         point(SAMPLE_MODELS, engine.endpoint)
         yield engine

@@ -19,7 +19,7 @@ from dynamo import local, tables
 from dynamo.models import configure
 from dynamo_admin.models import AdminLog
 
-from .engines import empty, local_engine, point
+from .engines import empty, point, tables_dropped_after
 from .pages import form_fields
 from .samples.styles import (
     STYLES,
@@ -41,8 +41,8 @@ TAKEN = datetime(2026, 11, 30, 8, 15, 30, 123456, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[local.Engine]:
-    with local_engine() as engine:
+def engine(dynamodb_local) -> Iterator[local.Engine]:
+    with tables_dropped_after(dynamodb_local) as engine:
         point(STYLES, engine.endpoint)
         for model in STYLES:
             model.create_table(wait=True)
