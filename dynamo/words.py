@@ -211,16 +211,23 @@ class WordIndex(DynamoModel):
 
     @classmethod
     def owners_matching(
-        cls, entries: Iterable[WordIndex], terms: list[str], *, public: bool = False
+        cls,
+        entries: Iterable[WordIndex],
+        terms: list[str],
+        *,
+        public: bool = False,
+        known: Iterable[DynamoModel] = (),
     ) -> list[DynamoModel]:
         """Return the distinct owners of these entries that match every term, in their order.
 
-        Public: every term must start a word of their public fields.
+        Public: every term must start a word of their public fields. `known` are owners
+        already read (an exact key's item): they are not read again.
         """
         owners = list(dict.fromkeys(entry.owner for entry in entries))
-        if not owners:
-            return []
-        found = {item.pk[0]: item for item in cls.indexed.batch_get(owners)}
+        found = {item.pk[0]: item for item in known}
+        missing = [owner for owner in owners if owner not in found]
+        if missing:
+            found.update((item.pk[0], item) for item in cls.indexed.batch_get(missing))
         return [
             found[owner]
             for owner in owners

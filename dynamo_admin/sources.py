@@ -365,7 +365,7 @@ class WordSearch(Source):
     The first page Queries each term (up to three) and lists by the narrowest;
     later pages resume that term's Query. Listed in the order of the matched word (a name's
     words, the email, the username), both ways; with `exact`, the item of that key (a
-    GetItem) leads the first page.
+    GetItem) leads the first page, and is not read again when its words match.
     """
 
     words: Any  # a dynamo.words.WordIndex subclass
@@ -394,7 +394,8 @@ class WordSearch(Source):
         else:
             lead = None if self.exact is None else get_item(model, self.exact)
             entries, more = self.words.driving_query(self.queried, read)[1]
-        items = self.words.owners_matching(entries, self.terms)
+        known = () if lead is None else (lead,)
+        items = self.words.owners_matching(entries, self.terms, known=known)
         if lead is not None:
             items = [lead, *(i for i in items if pk_of(i) != pk_of(lead))]
         return Page(items, more)
