@@ -13,7 +13,7 @@ from .models import DynamoModel, client_for
 
 WAIT_SECONDS = 300
 POLL_SECONDS = 0.5
-LOCAL_POLL_SECONDS = 0.05  # a local engine builds an index on an empty table quickly
+LOCAL_POLL_SECONDS = 0.05  # a local engine builds and drops an index on a small table quickly
 
 Report = Callable[[str], None]
 
@@ -114,6 +114,11 @@ def drift(model: type[DynamoModel]) -> list[str]:
     return problems
 
 
+def poll_seconds(model: type[DynamoModel]) -> float:
+    """Return how long to wait between two DescribeTable calls on the model's engine."""
+    return LOCAL_POLL_SECONDS if model.Meta.host else POLL_SECONDS
+
+
 def wait_until_active(model: type[DynamoModel], timeout: float = WAIT_SECONDS) -> None:
     """Block until the table and all its indexes are ACTIVE."""
     deadline = time.monotonic() + timeout
@@ -125,7 +130,7 @@ def wait_until_active(model: type[DynamoModel], timeout: float = WAIT_SECONDS) -
             return
         if time.monotonic() > deadline:
             raise TimeoutError(f"{model.Meta.table_name} is not ACTIVE after {timeout:.0f}s")
-        time.sleep(LOCAL_POLL_SECONDS if model.Meta.host else POLL_SECONDS)
+        time.sleep(poll_seconds(model))
 
 
 def _ends(key_schema: list[dict[str, str]]) -> frozenset[str]:
@@ -268,4 +273,4 @@ def wait_until_index_gone(
             return
         if time.monotonic() > deadline:
             raise TimeoutError(f"Index {index_name} is still being deleted after {timeout:.0f}s")
-        time.sleep(POLL_SECONDS)
+        time.sleep(poll_seconds(model))
