@@ -156,10 +156,10 @@ class ChangeFormViews:
         if obj is None:
             stored = [[] for _ in pairs]
         else:
-            missing = [inline for _formset, inline in pairs if type(inline) not in prefetched]
-            found = [inline.get_items(obj) for inline in missing]
-            late = dict(zip(map(type, missing), found, strict=True))
-            stored = [prefetched.get(type(i), late.get(type(i))) for _formset, i in pairs]
+            stored = [
+                prefetched[type(inline)] if type(inline) in prefetched else inline.get_items(obj)
+                for _formset, inline in pairs
+            ]
         return [
             formset_class(inline, request, obj, items, data)
             for (formset_class, inline), items in zip(pairs, stored, strict=True)
