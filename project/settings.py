@@ -407,6 +407,13 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 # Each host's own memory, for counts that must hold while the shared cache is down (the API's
 # failed-token throttle keeps them in both).
 CACHES["host"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "host"}
+# Each process's own copies of the leaderboard's fresh entries and their rendered HTML
+# (stats/boards/cache.py), apart from "host" so that many boards never push its counts out.
+CACHES["boards"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "boards",
+    "OPTIONS": {"MAX_ENTRIES": 256},
+}
 # /healthz checks the engine at most once per process in this many seconds, whatever the
 # number of probes; their answers within it share one check.
 HEALTHZ_CHECK_SECONDS = 1.0

@@ -24,7 +24,7 @@ from moto.core.models import responses_mock
 from dynamo import local, meter, tables
 from dynamo.models import client_for, configure
 from tests import dynamodb_calls
-from tests.helpers import empty_tables
+from tests.helpers import clear_caches, empty_tables
 
 ENGINES = ("moto", "local")
 SHARED_PREFIX = f"test-{uuid.uuid4().hex[:8]}-"
@@ -212,10 +212,7 @@ def drop_tables_of(prefix: str) -> None:
 def _fresh_cache() -> Iterator[None]:
     """Empty Django's caches after each test: throttles' counts must not leak into the next."""
     yield
-    from django.core.cache import caches
-
-    for each in caches.all(initialized_only=True):
-        each.clear()
+    clear_caches()
 
 
 def configure_endpoint() -> str | None:

@@ -121,3 +121,12 @@ def stats_with_ties(count: int, shards: int, seed: int = 7) -> list:
             )
         )
     return items
+
+
+def clear_caches() -> None:
+    """Empty every cache in CACHES: the shared one and each process's own (the boards' too)."""
+    from django.conf import settings
+    from django.core.cache import caches
+
+    for alias in settings.CACHES:
+        caches[alias].clear()

@@ -6,13 +6,12 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.utils import formats, timezone
 
 from dynamo_admin.models import AdminLog
-from stats.boards.cache import forget
 from stats.models import UserStats
 from tests.admin_fixtures import client_for, staff
+from tests.helpers import clear_caches
 from users.models import User, UserSkill
 
 # Messages, permissions and what the pages show are checked on moto alone (ON_MOTO); the soft
@@ -133,8 +132,7 @@ def test_the_soft_delete_message_says_truly_when_the_public_pages_drop_the_learn
     admin_client_, alice, client, settings
 ):
     settings.LEADERBOARD_CACHE_SECONDS = 1
-    cache.clear()
-    forget()  # no board of another test's
+    clear_caches()  # no board of another test's
     assert 'href="/learners/alice/"' in client.get("/leaderboard/").content.decode()
     assert client.get("/learners/alice/").status_code == 200
 

@@ -8,11 +8,11 @@ import pytest
 from django.core.cache import cache
 
 from dynamo.batch import batch_put
-from stats.boards.cache import cache_key, forget, refill_lock
+from stats.boards.cache import cache_key, refill_lock
 from stats.boards.ranking import PAGE_SIZE
 from stats.models import UserStats
 from tests.admin_fixtures import calls
-from tests.helpers import totals_for
+from tests.helpers import clear_caches, totals_for
 from users.models import User
 
 LEARNERS = [("alice", 900, 91.5), ("bob", 700, 70.0), ("carol", 500, 99.0)]
@@ -21,15 +21,13 @@ LEARNERS = [("alice", 900, 91.5), ("bob", 700, 70.0), ("carol", 500, 99.0)]
 @pytest.fixture
 def board(dynamo, settings):
     settings.LEADERBOARD_CACHE_SECONDS = 5
-    cache.clear()
-    forget()  # what this process kept of earlier tests' boards
+    clear_caches()  # what this process kept of earlier tests' boards
     batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u, *_ in LEARNERS])
     batch_put(
         UserStats, [UserStats(u, name=u.title(), xp=x, **totals_for(a)) for u, x, a in LEARNERS]
     )
     yield
-    cache.clear()
-    forget()
+    clear_caches()
 
 
 def usernames(response):

@@ -19,7 +19,6 @@ from unittest import mock
 
 import pytest
 from botocore.exceptions import ClientError
-from django.core.cache import cache
 from django.test import Client, override_settings
 from pynamodb.exceptions import PynamoDBException
 
@@ -27,8 +26,8 @@ from catalog.models import Skill
 from dynamo import health, local, models, tables
 from dynamo.exceptions import outage_cause
 from dynamo.models import call_deadline, configure
-from stats.boards.cache import forget
 from stats.models import UserStats
+from tests.helpers import clear_caches
 from users.models import User, UserSkill
 
 # The defaults of project/settings.py, whatever the test settings say.
@@ -133,7 +132,7 @@ def usual_times(client, own: OwnEngine) -> dict[str, float]:
     for url in PAGES:
         response, times[url] = timed_get(client, url)
         assert response.status_code == 200, url
-    cache.clear()  # the leaderboard's cached page would hide the engine from the next reads
+    clear_caches()  # the leaderboard's cached page would hide the engine from the next reads
     return times
 
 
@@ -221,8 +220,7 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
     assert call_deadline() == ENGINE_DEADLINE
     url, count = "/leaderboard/?metric=efficiency", 20
     with override_settings(LEADERBOARD_CACHE_SECONDS=1):
-        cache.clear()
-        forget()
+        clear_caches()
         # A DynamoDB Local just brought back by an earlier test is slow on its first reads.
         statuses = [Client().get(url).status_code for _ in range(4)]
         assert statuses[-1] == 200, statuses
@@ -230,8 +228,7 @@ def test_many_requests_for_an_expired_board_on_a_frozen_engine_wait_one_deadline
 
         with frozen(own_engine):
             stale = concurrently(url, count)
-            cache.clear()
-            forget()
+            clear_caches()
             cold = concurrently(url, count)
 
     # One request per process tries the frozen engine; the others serve the stale copy at once.

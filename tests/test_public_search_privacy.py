@@ -13,16 +13,14 @@ import string
 from urllib.parse import quote
 
 import pytest
-from django.core.cache import cache
 from django.utils.html import escape
 from hypothesis import HealthCheck, Phase, assume, given, note, settings
 from hypothesis import strategies as st
 
 from dynamo.words import search_terms, words_in
-from stats.boards.cache import forget
 from stats.models import METRICS, UserStats
 from tests.admin_fixtures import calls
-from tests.helpers import totals_for
+from tests.helpers import clear_caches, totals_for
 from users.models import LearnerWord, User
 
 # Every public URL that takes a name or a word, `{}` standing for the typed text.
@@ -139,8 +137,7 @@ def test_a_prefix_of_an_email_answers_as_random_text_on_every_public_url(
     user.save()
     stats = UserStats(username, xp=10, **totals_for(50.0, 10.0))
     stats.save()
-    cache.clear()  # a skill-name list cached by an earlier example must not skew the calls
-    forget()
+    clear_caches()  # a skill-name list or a board an earlier example cached would skew the calls
     try:
         for url in PUBLIC_URLS:
             answer(client, url, "warm up")  # caches filled once, for both texts alike

@@ -16,15 +16,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.utils.safestring import SafeString, mark_safe
 
 from dynamo.deadline import seconds_left
@@ -41,41 +39,6 @@ logger = logging.getLogger(__name__)
 STALE_SECONDS = 300
 # How often a request waiting for another's refill looks for its result.
 POLL_SECONDS = 0.05
-# Entries and rendered boards kept per process: every variant in use, a few of them stale.
-KEPT_PER_PROCESS = 256
-
-
-class Recent:
-    """The most recently used values of a process, by key, at most `size` of them."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._values: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            value = self._values.get(key)
-            if value is not None:
-                self._values.move_to_end(key)
-            return value
-
-    def put(self, key: Any, value: Any) -> None:
-        with self._lock:
-            self._values[key] = value
-            self._values.move_to_end(key)
-            while len(self._values) > self.size:
-                self._values.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._values.clear()
-
-
-# An entry never changes once written, so a fresh one this process holds needs no cache read
-# (no copy out of local memory, no round trip to a shared cache) until it expires.
-_entries = Recent(KEPT_PER_PROCESS)
-_fragments = Recent(KEPT_PER_PROCESS)
 
 
 def standings(
@@ -102,11 +65,12 @@ def board_entry(
     if seconds <= 0:
         return {"data": _read(metric, cursor, user, limit or PAGE_SIZE), "read": None}
     key = cache_key(metric, cursor=cursor, user=user, limit=limit)
-    entry = _entries.get(key)
+    # An entry never changes once written: a fresh one this process holds needs no round trip.
+    entry = caches["boards"].get(key)
     if entry is None or entry["fresh_until"] <= time.time():
         entry = cache.get(key)
         if entry is not None:
-            _entries.put(key, entry)
+            caches["boards"].set(key, entry, settings.LEADERBOARD_CACHE_SECONDS)
     if entry is not None and entry["fresh_until"] > time.time():
         return entry
     lock, token = refill_lock(key), uuid.uuid4().hex
@@ -150,24 +114,18 @@ def refill_lock(key: str) -> str:
 def fragment(entry: dict[str, Any], name: str, render: Callable[[], str]) -> SafeString:
     """Return HTML made from an entry's data, rendered once per entry and process, not per request.
 
-    It is kept in the process under the id of the read that made the entry, so it always
-    matches the data it was rendered from and costs no cache round trip (nor a copy of its
-    24 KB) per request; a few recent entries' fragments are kept, the oldest dropped first.
+    It is kept in the process's own cache ("boards": Django's local-memory backend) under the
+    id of the read that made the entry, so it always matches the data it was rendered from and
+    costs no round trip to the shared cache; the least recently used go first when it is full.
     """
     if entry["read"] is None:  # the cache is off
         return mark_safe(render())
-    key = (entry["read"], name)
-    html = _fragments.get(key)
+    key = f"leaderboard:html:{entry['read']}:{name}"
+    html = caches["boards"].get(key)
     if html is None:
         html = mark_safe(render())
-        _fragments.put(key, html)
+        caches["boards"].set(key, html, settings.LEADERBOARD_CACHE_SECONDS + STALE_SECONDS)
     return html
-
-
-def forget() -> None:
-    """Drop what this process keeps of the boards (after the shared cache was cleared)."""
-    _entries.clear()
-    _fragments.clear()
 
 
 def _refill(
@@ -184,7 +142,7 @@ def _refill(
     # Wrapped, so an unlisted learner (None) is cached too.
     entry = {"data": data, "fresh_until": time.time() + seconds, "read": uuid.uuid4().hex}
     cache.set(key, entry, seconds + STALE_SECONDS)
-    _entries.put(key, entry)
+    caches["boards"].set(key, entry, seconds)
     return entry
 
 
