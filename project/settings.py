@@ -412,7 +412,7 @@ CACHES["host"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "L
 CACHES["boards"] = {
     "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
     "LOCATION": "boards",
-    "OPTIONS": {"MAX_ENTRIES": 256},
+    "OPTIONS": {"MAX_ENTRIES": 512},  # 256 board variants, each with its HTML
 }
 # /healthz checks the engine at most once per process in this many seconds, whatever the
 # number of probes; their answers within it share one check.
