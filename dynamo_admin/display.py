@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -56,20 +56,28 @@ def display(value: Any, empty_value_display: str) -> str:
     if isinstance(value, Mapping | MapAttribute | list):
         return json.dumps(plain(value), sort_keys=True, ensure_ascii=False)
     if isinstance(value, datetime):
-        return localize(timezone.localtime(value))
+        return time_text(value)
     return display_for_value(value, empty_value_display)
 
 
-# A time or a day as plain() stores it: `2026-12-02T06:38:24.870000+00:00`, `2026-12-02`.
-ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})")
+def time_text(value: datetime) -> str:
+    """Return a time in the current time zone; a naive one as stored, taken as UTC, said so."""
+    if timezone.is_naive(value):
+        # A table the admin did not write may keep times without an offset: UTC by convention.
+        return f"{localize(timezone.make_aware(value, UTC))} UTC"
+    return localize(timezone.localtime(value))
+
+
+# A time or a day as plain() stores it: `2026-12-02T06:38:24.870000+00:00`, `2026-12-02`; a
+# naive time (from a table the admin did not write) has no offset.
+ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?")
 ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def logged_text(value: Any, empty_value_display: str = "-") -> str:
     """Return a logged (JSON) value in words: times in the current time zone, maps as lines."""
     if isinstance(value, str) and ISO_TIME.fullmatch(value):
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        return date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+        return time_text(datetime.fromisoformat(value.replace("Z", "+00:00")))
     if isinstance(value, str) and ISO_DAY.fullmatch(value):
         return date_format(date.fromisoformat(value), "DATE_FORMAT")
     if isinstance(value, Mapping):

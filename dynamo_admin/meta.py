@@ -107,10 +107,17 @@ def label_of(item: Model) -> str:
     """Return how the admin names an item: its own `__str__`, else its key values.
 
     PynamoDB's own text of an item lists every attribute; a page title, a message or a log
-    entry names the item as Django's admin names a row, by what identifies it.
+    entry names the item as Django's admin names a row, by what identifies it. A `__str__`
+    that names nothing (None, not text, empty) or raises falls back to the key values too.
     """
-    if type(item).__str__ is not object.__str__:
-        return str(item)
+    own_str = type(item).__str__
+    if own_str is not object.__str__:
+        try:
+            text = own_str(item)
+        except Exception:  # a key-only item (History) lacks what the model's text reads
+            text = None
+        if isinstance(text, str) and text:
+            return text
     return " / ".join(str(value) for value in pk_of(item))
 
 
