@@ -28,11 +28,12 @@ from pynamodb.attributes import (
 from pynamodb.models import Model
 
 from dynamo import limits
+from dynamo.codec import BadValue, decode, encode
 from dynamo.models import DynamoModel
 
 from .display import number_text, plain
 from .meta import field_label, meta, version_of
-from .stored import from_json, raw_of, to_json
+from .stored import raw_of
 
 VERSION_FIELD = "_version"
 # The stored values the page showed, by attribute, as DynamoDB JSON: what a save compares with.
@@ -273,10 +274,17 @@ def initial_for(item: Model, names: list[str]) -> dict[str, Any]:
     initial[VERSION_FIELD] = version_of(item)
     raw = raw_of(item)
     shown = {
-        name: to_json(raw.get(attributes[name].attr_name)) for name in names if name in attributes
+        name: shown_json(raw.get(attributes[name].attr_name))
+        for name in names
+        if name in attributes
     }
     initial[SHOWN_FIELD] = json.dumps(shown, sort_keys=True)
     return initial
+
+
+def shown_json(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Return a stored value as a page carries what it showed: DynamoDB JSON (None: absent)."""
+    return encode(raw) if raw is not None else None
 
 
 def value_shown(attribute: Attribute, raw: Any) -> Any:
@@ -318,6 +326,9 @@ class ItemForm(forms.Form):
     def __init__(self, *args: Any, item: Model | None = None, **kwargs: Any) -> None:
         self.item = item
         self.shown: dict[str, Any] = {}
+        # Attributes the model does not declare that a new item is added with, as stored
+        # (an import of a whole item); a change never writes one.
+        self.undeclared: dict[str, Any] = {}
         if item is not None and "initial" not in kwargs:
             kwargs["initial"] = initial_for(item, list(self.base_fields))
         super().__init__(*args, **kwargs)
@@ -335,7 +346,12 @@ class ItemForm(forms.Form):
             shown = json.loads(text)
         except ValueError:
             return None
-        return {k: from_json(v) for k, v in shown.items()} if isinstance(shown, dict) else None
+        if not isinstance(shown, dict):
+            return None
+        try:
+            return {k: decode(v) if v is not None else None for k, v in shown.items()}
+        except BadValue:
+            return None
 
     def shown_version(self) -> int | None:
         """Return the version the page showed (the one a save must find stored)."""

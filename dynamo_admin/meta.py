@@ -136,3 +136,19 @@ def field_label(model: type[Model] | None, name: str) -> str:
 def attribute_name(model: type[Model], attribute: Attribute) -> str:
     """Return the Python name of one of the model's attributes."""
     return next(name for name, a in model.get_attributes().items() if a is attribute)
+
+
+# Attributes a DynamoModel writes itself: shown, never edited.
+AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
+
+
+def automatic_fields(model) -> list[str]:
+    """Return the attributes the model or PynamoDB writes: shown, never edited.
+
+    A DynamoModel's timestamps and version; any model's VersionAttribute and discriminator
+    (an attribute merely named `version` is the model's own data).
+    """
+    opts = meta(model)
+    names = list(AUTOMATIC_FIELDS) if issubclass(model, DynamoModel) else []
+    names += [n for n in (opts.version_name, opts.discriminator_name) if n and n not in names]
+    return names

@@ -35,7 +35,7 @@ from .filters import ListFilter, filter_class_for
 from .forms import ItemForm, formfield_for, is_editable, item_form_class
 from .inlines import InlineFormSet
 from .keys import hash_key_names, indexes_of, key_values, object_id
-from .meta import ModelOpts, attribute_name, label_of, meta, pk_of
+from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .stored import get_item, misfit_text, misfits_of, tolerant
@@ -44,22 +44,6 @@ from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
 from .views.transfer import TransferViews
-
-# Attributes a DynamoModel writes itself: shown, never edited.
-AUTOMATIC_FIELDS = ("created_at", "updated_at", "version")
-
-
-def automatic_fields(model) -> list[str]:
-    """Return the attributes the model or PynamoDB writes: shown, never edited.
-
-    A DynamoModel's timestamps and version; any model's VersionAttribute and discriminator
-    (an attribute merely named `version` is the model's own data).
-    """
-    opts = meta(model)
-    names = list(AUTOMATIC_FIELDS) if issubclass(model, DynamoModel) else []
-    names += [n for n in (opts.version_name, opts.discriminator_name) if n and n not in names]
-    return names
-
 
 # The actions every model admin has, as Django's site gives delete_selected to every one.
 BUILTIN_ACTIONS = {

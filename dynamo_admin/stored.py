@@ -9,7 +9,6 @@ other attribute, declared or not, stays as it was.
 
 from __future__ import annotations
 
-import base64
 import json
 from functools import partial
 from typing import Any
@@ -26,6 +25,7 @@ from pynamodb.constants import ITEM
 from pynamodb.models import Model
 
 from dynamo import limits
+from dynamo.codec import encode
 from dynamo.models import DynamoModel
 
 from .meta import meta
@@ -85,7 +85,7 @@ def misfits_of(item: Model) -> dict[str, Any]:
 
 def misfit_text(attribute, raw: dict[str, Any]) -> str:
     """Return how a value the model cannot read shows: as stored, with what was expected."""
-    stored = json.dumps(to_json(raw), ensure_ascii=False, sort_keys=True)
+    stored = json.dumps(encode(raw), ensure_ascii=False, sort_keys=True)
     return _("%(stored)s (stored as %(kind)s; the model expects %(expected)s)") % {
         "stored": stored,
         "kind": next(iter(raw), "?"),
@@ -177,28 +177,6 @@ def shown_condition(model: type[Model], shown: dict[str, Any], names: list[str])
         else:
             condition &= attribute == attribute.deserialize(attribute.get_value(raw))
     return condition
-
-
-def to_json(raw: Any) -> Any:
-    """Return a raw DynamoDB value with its binary parts in base64, for JSON."""
-    if isinstance(raw, dict):
-        return {key: to_json(value) for key, value in raw.items()}
-    if isinstance(raw, list):
-        return [to_json(value) for value in raw]
-    if isinstance(raw, bytes):
-        return {"__b64__": base64.b64encode(raw).decode()}
-    return raw
-
-
-def from_json(value: Any) -> Any:
-    """Return the raw DynamoDB value to_json() wrote."""
-    if isinstance(value, dict):
-        if set(value) == {"__b64__"}:
-            return base64.b64decode(value["__b64__"])
-        return {key: from_json(v) for key, v in value.items()}
-    if isinstance(value, list):
-        return [from_json(v) for v in value]
-    return value
 
 
 def full_clean(item: Model) -> None:

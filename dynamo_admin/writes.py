@@ -7,17 +7,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
-from pynamodb.constants import KEY
+from pynamodb.connection.base import BOTOCORE_EXCEPTIONS
+from pynamodb.constants import KEY, TRANSACT_ITEMS, TRANSACT_WRITE_ITEMS
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
-from pynamodb.transactions import TransactWrite
 
 from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel, taken_key_message
 
 from .meta import label_of, meta, pk_of
-from .models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for
+from .models import ADDITION, DELETION, AdminLog, object_key_for
 from .stored import changed_names, shown_condition, update_actions
 
 if TYPE_CHECKING:
@@ -41,7 +41,15 @@ class Write:
     changes: dict[str, list[Any]] = field(default_factory=dict)
     gone: bool = False  # the page showed a stored item that is no longer stored
     entry: AdminLog | None = None  # its history entry (the admin's log_* hook), else the default
+    shown: dict[str, Any] | None = None  # without a version: the stored values the save read
+    # A new item's attributes its model does not declare, as stored (an import's whole item).
+    undeclared: dict[str, Any] = field(default_factory=dict)
     rows_written: bool = False  # the item's rows kept in sync went in its transaction
+
+    def __post_init__(self) -> None:
+        if self.form is not None:
+            self.shown = self.shown if self.shown is not None else self.form.shown
+            self.undeclared = self.undeclared or self.form.undeclared
 
     @property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -62,31 +70,6 @@ class Update:
     condition: Any = None
 
 
-class PageTransaction(TransactWrite):
-    """PynamoDB's TransactWrite, with an update that leaves the item's version alone and
-    unconditional writes of the rows kept in sync."""
-
-    def put_row(self, row: DynamoModel) -> None:
-        self._put_items.append({"TableName": row.Meta.table_name, "Item": row.serialize()})
-
-    def delete_row(self, row: DynamoModel) -> None:
-        """Delete a row by its key; it goes before every other delete (see write_together)."""
-        request = delete_request(row)["DeleteRequest"]
-        self._delete_items.insert(0, {"TableName": row.Meta.table_name, **request})
-
-    def update_keeping_version(self, update: Update) -> None:
-        hash_value, range_value = update.model._serialize_keys(*update.key)
-        self._update_items.append(
-            update.model._get_connection().get_operation_kwargs(
-                hash_key=hash_value,
-                range_key=range_value,
-                key=KEY,
-                actions=update.actions,
-                condition=update.condition,
-            )
-        )
-
-
 class Cancelled(Exception):
     """DynamoDB cancelled the transaction: nothing was written. Holds (write, code) pairs."""
 
@@ -95,93 +78,111 @@ class Cancelled(Exception):
         self.failures = failures
 
 
+def put_request(item: Model, condition=None) -> dict[str, Any]:
+    """Return a transaction's Put of a whole item (its version set or bumped, as save() does)."""
+    return {"Put": item.get_save_kwargs_from_instance(condition=condition)}
+
+
 def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = ()) -> None:
     """Write every item and its history entry, or none, in one TransactWriteItems.
 
-    A change or delete is conditional on the version its form showed, an addition on the key
-    being free; `actor` is the name the history entries give; `updates` (copies kept in sync)
-    go in the same transaction, after them, and so do the rows derived from each put
-    (DynamoModel.derived_rows: a rename's search words) while the transaction has room,
-    marking the write `rows_written`. Items must be validated and prepared already; this
-    stamps the puts. Raise Cancelled naming the writes that lost.
+    A change or delete is conditional on the version its form showed (without a version, on
+    the values it showed), an addition on the key being free; `actor` is the name the history
+    entries give; `updates` (copies kept in sync) go in the same transaction, and so do the
+    rows derived from each put (DynamoModel.derived_rows: a rename's search words) while the
+    transaction has room, marking the write `rows_written`. Items must be validated and
+    prepared already; this stamps the puts. Raise Cancelled naming the writes that lost:
+    DynamoDB gives one CancellationReason per item of the request, in the request's order.
     """
-    # PynamoDB sends deletes before puts; CancellationReasons follow the order sent.
-    ordered = [w for w in writes if w.action == DELETION] + [
-        w for w in writes if w.action != DELETION
-    ]
-    room = TRANSACTION_LIMIT - 2 * len(ordered) - len(updates)
-    rows: dict[int, tuple[list[DynamoModel], list[DynamoModel]]] = {}
-    for write in ordered:
-        if write.action != DELETION and isinstance(write.item, DynamoModel):
-            puts, deletes = write.item.derived_rows()
-            if len(puts) + len(deletes) <= room:
-                rows[id(write)] = (puts, deletes)
-                room -= len(puts) + len(deletes)
-    stamped = [w.item for w in ordered if isinstance(w.item, DynamoModel)]
+    requests: list[dict[str, Any]] = []
+    owners: list[Write | None] = []  # the write each request is for (None: an entry, a row)
+    room = TRANSACTION_LIMIT - 2 * len(writes) - len(updates)
+    stamped = [w.item for w in writes if isinstance(w.item, DynamoModel)]
     stamps = {id(item): (item.created_at, item.updated_at) for item in stamped}
-    connection = type(ordered[0].item)._get_connection().connection  # metered like every call
+    versioned = []
+    for write in writes:
+        requests.append(item_request(write))
+        owners.append(write)
+        if write.action != DELETION and meta(type(write.item)).version_name:
+            versioned.append(write.item)
+    for write in writes:  # each item's history entry, in the same all-or-nothing request
+        entry = write.entry or AdminLog.entry_for(
+            write.item, write.action, actor, log_changes(write)
+        )
+        requests.append(put_request(entry))
+        owners.append(None)
+    for write in writes:
+        if write.action == DELETION or not isinstance(write.item, DynamoModel):
+            continue
+        puts, deletes = write.item.derived_rows()
+        if len(puts) + len(deletes) > room:
+            continue
+        room -= len(puts) + len(deletes)
+        write.rows_written = True
+        requests += [{"Put": {"TableName": r.Meta.table_name, "Item": r.serialize()}} for r in puts]
+        requests += [
+            {"Delete": {"TableName": r.Meta.table_name, **delete_request(r)["DeleteRequest"]}}
+            for r in deletes
+        ]
+        owners += [None] * (len(puts) + len(deletes))
+    for update in updates:
+        hash_value, range_value = update.model._serialize_keys(*update.key)
+        request = update.model._get_connection().get_operation_kwargs(
+            hash_key=hash_value,
+            range_key=range_value,
+            key=KEY,
+            actions=update.actions,
+            condition=update.condition,
+        )
+        requests.append({"Update": request})
+        owners.append(None)
+    connection = type(writes[0].item)._get_connection().connection  # metered like every call
     try:
-        with PageTransaction(connection=connection) as transaction:
-            for write in ordered:
-                item, model = write.item, type(write.item)
-                unversioned = meta(model).version_name is None
-                still_there = model._hash_key_attribute().exists()
-                if write.action == DELETION:
-                    transaction.delete(item, condition=still_there if unversioned else None)
-                    continue
-                if isinstance(item, DynamoModel):
-                    item.stamp()
-                if write.action == ADDITION:
-                    transaction.save(item, condition=model._hash_key_attribute().does_not_exist())
-                    continue
-                # A change writes only the attributes whose values changed: every other one,
-                # declared or not, stays as stored. Without a version, the ones the person
-                # changed must still hold what the page showed.
-                condition = still_there
-                if unversioned and write.form is not None and write.form.shown:
-                    condition = shown_condition(model, write.form.shown, list(write.changes))
-                actions = update_actions(item, changed_names(item))
-                transaction.update(item, actions, condition=condition)
-            # Entries go last, so the cancellation reasons of the items keep the order above.
-            for write in ordered:
-                transaction.save(
-                    write.entry
-                    or AdminLog.entry_for(write.item, write.action, actor, log_changes(write))
-                )
-            for puts, deletes in rows.values():
-                for row in puts:
-                    transaction.put_row(row)
-                for row in deletes:
-                    transaction.delete_row(row)
-            for update in updates:  # PynamoDB sends updates after every put
-                transaction.update_keeping_version(update)
-    except TransactWriteError as exc:
+        connection.dispatch(TRANSACT_WRITE_ITEMS, {TRANSACT_ITEMS: requests})
+    except BOTOCORE_EXCEPTIONS as exc:
+        for write in writes:
+            write.rows_written = False
         for item in stamped:
             item.created_at, item.updated_at = stamps[id(item)]
-        # PynamoDB sends deletes (the rows' first), then puts (additions, the history entries,
-        # the rows), then updates (changes, then the copies): the reasons follow that order.
-        deleted_rows = sum(len(deletes) for _, deletes in rows.values())
-        put_rows = sum(len(puts) for puts, _ in rows.values())
-        sent: list[Write | None] = [
-            *([None] * deleted_rows),
-            *(w for w in ordered if w.action == DELETION),
-            *(w for w in ordered if w.action == ADDITION),
-            *([None] * (len(ordered) + put_rows)),
-            *(w for w in ordered if w.action == CHANGE),
-        ]
-        reasons = list(exc.cancellation_reasons or [])
+        error = TransactWriteError("Failed to write transaction items", exc)
+        reasons = list(error.cancellation_reasons or [])
         failures = [
             (write, reason.code)
-            for write, reason in zip(sent, reasons, strict=False)
+            for write, reason in zip(owners, reasons, strict=False)
             if write is not None and reason is not None
         ]
         if not failures or any(
             code not in (CANCELLED_BY_CONDITION, TRANSACTION_CONFLICT) for _, code in failures
         ):
-            raise
+            raise error from exc
         raise Cancelled(failures) from exc
-    for write in ordered:
-        write.rows_written = id(write) in rows
+    for item in versioned:
+        item.update_local_version_attribute()
+
+
+def item_request(write: Write) -> dict[str, Any]:
+    """Return the transaction's request for a write's item: a Delete, Put or Update.
+
+    A change writes only the attributes whose values changed: every other one, declared or
+    not, stays as stored. Without a version, the ones changed must still hold what was shown.
+    """
+    item, model = write.item, type(write.item)
+    unversioned = meta(model).version_name is None
+    still_there = model._hash_key_attribute().exists()
+    if write.action == DELETION:
+        condition = still_there if unversioned else None
+        return {"Delete": item.get_delete_kwargs_from_instance(condition=condition)}
+    if isinstance(item, DynamoModel):
+        item.stamp()
+    if write.action == ADDITION:
+        request = put_request(item, condition=model._hash_key_attribute().does_not_exist())
+        request["Put"]["Item"] = {**write.undeclared, **request["Put"]["Item"]}
+        return request
+    condition = still_there
+    if unversioned and write.shown:
+        condition = shown_condition(model, write.shown, list(write.changes))
+    actions = update_actions(item, changed_names(item))
+    return {"Update": item.get_update_kwargs_from_instance(actions, condition=condition)}
 
 
 def key_taken(item: Model) -> str:

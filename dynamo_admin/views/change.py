@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from pynamodb.exceptions import TransactWriteError
 
 from dynamo.batch import BATCH_GET_LIMIT, get_together
+from dynamo.codec import encode_item
 from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
 
@@ -39,7 +40,6 @@ from ..stored import (
     get_item,
     load,
     remember_written,
-    to_json,
 )
 from ..writes import (
     CANCELLED_BY_CONDITION,
@@ -169,8 +169,15 @@ class ChangeFormViews:
         """Return what the page's item's history entry records: {attribute: [old, new]}."""
         return form.changes
 
-    def save_forms(self, request, form: ItemForm, stored: DynamoModel | None, formsets):
-        """Write the item and its inline rows together; return (item or None, stale items)."""
+    def save_forms(
+        self, request, form: ItemForm, stored: DynamoModel | None, formsets, commit: bool = True
+    ):
+        """Write the item and its inline rows together; return (item or None, stale items).
+
+        Every door that edits an item goes through here: the change page, the change-a-field
+        action and each row of an import. With `commit=False` (an import's preview) the item
+        is prepared and checked as for a save, and nothing is written.
+        """
         adding = stored is None
         item = self.model() if adding else stored
         if not adding:
@@ -195,6 +202,8 @@ class ChangeFormViews:
             return None, report_cancelled(form, gone)
         if not self.writes_are_valid(request, form, writes, formsets, not adding):
             return None, None
+        if not commit:
+            return item, None
         for write in writes:  # each entry from the admin's hook, written with its item
             write.entry = self.log_write(request, write)
         if writes:
@@ -397,7 +406,7 @@ def raw_masked(item: DynamoModel) -> dict[str, Any]:
     Undeclared attributes and values the model cannot read are shown as stored; a declared
     value as the admin holds it (a log entry's values hidden from this user stay hidden).
     """
-    raw = to_json(current_raw(item))
+    raw = encode_item(current_raw(item))
     for name in secret_fields(item):
         attribute = item.get_attributes()[name]
         if attribute.attr_name in raw:

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
-from .. import transfer
-from ..stored import raw_of, to_json
+from .. import exports, imports
+from ..csvfiles import BadFile, csv_lines, lines_of
 from .changelist import BadQuery
 
 # An export reads this many items a call once past the listing's first page.
@@ -24,24 +24,30 @@ EXPORT_CONTENT_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson"}
 SIGNING_SALT = "dynamo_admin.import"
 
 
-def stored_digest(raw: dict[str, Any] | None) -> str:
-    """Return a short digest of an item as stored (None: absent), to tell it changed."""
-    text = json.dumps(to_json(raw), sort_keys=True) if raw is not None else ""
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+def preview_max_age() -> int:
+    """Return how long an import's preview may be confirmed, in seconds (one hour by default)."""
+    return getattr(settings, "DYNAMO_ADMIN_IMPORT_PREVIEW_SECONDS", 3600)
 
 
 class TransferViews:
     """export/ and import/ under the model's admin URL, as DynamoModelAdmin methods."""
 
-    # The columns of a CSV export (default: list_display).
+    # The columns of a CSV export (default: the listing's attributes, the key first).
     export_fields: tuple[str, ...] | None = None
+    # Cells a spreadsheet would run as formulas are written with a leading apostrophe.
+    export_escape_formulas = True
     # What one import page may read and write; a bigger file is for `manage.py import_items`.
     max_import_rows = 1000
     max_import_bytes = 2_000_000
 
     # --- export -------------------------------------------------------------------------
     def export_view(self, request):
-        """Stream the listing's items (its search, filters and order) as CSV or JSON Lines."""
+        """Stream the listing's items (its search, filters and order) as CSV or JSON Lines.
+
+        Values go out as this user sees them in the admin: secrets masked, attributes the
+        change page leaves out left out. Whole items (JSON Lines) only to those who may change
+        them.
+        """
         self.require(self.has_view_permission(request))
         kind = request.GET.get("format")
         listing = copy.copy(request)
@@ -51,23 +57,29 @@ class TransferViews:
             cl = self.get_changelist_instance(listing)
         except BadQuery as exc:
             return self.bad_request(request, str(exc))
-        if kind not in transfer.FORMATS:
+        if kind not in exports.FORMATS:
             return self.render_export_page(request, cl, listing.GET.urlencode())
+        if kind == "jsonl":
+            self.require(self.has_change_permission(request))
         response = StreamingHttpResponse(
-            self.export_lines(cl, kind), content_type=EXPORT_CONTENT_TYPES[kind]
+            exports.ended(self.export_lines(request, cl, kind), kind),
+            content_type=EXPORT_CONTENT_TYPES[kind],
         )
         filename = f"{self.opts.model_name}.{kind}"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
 
-    def export_lines(self, cl, kind: str) -> Iterator[str]:
+    def export_lines(self, request, cl, kind: str) -> Iterator[str]:
         """Yield the export's lines, reading the listing's read one page at a time."""
         items = self.export_items(cl)
         if kind == "jsonl":
-            return (transfer.jsonl_line(raw_of(item)) + "\n" for item in items)
-        names, header = transfer.export_columns(self)
-        rows = (transfer.csv_cells(self, item, names) for item in items)
-        return transfer.csv_lines(_with_header(header, rows))
+            return (
+                exports.jsonl_line(self.model, exports.shown_raw(self, request, item)) + "\n"
+                for item in items
+            )
+        names = exports.export_columns(self)
+        rows = (exports.csv_row(item, names) for item in items)
+        return csv_lines(chain([names], rows), escape=self.export_escape_formulas)
 
     def export_items(self, cl) -> Iterator[Any]:
         page = cl.page
@@ -81,6 +93,9 @@ class TransferViews:
         """Say what an export reads before it runs: the table's size, a click to go on."""
         described = self.model.describe_table()
         size = described.get("TableSizeBytes", 0)
+        formats = [("csv", _("CSV (the listing's columns)"))]
+        if self.has_change_permission(request):
+            formats.append(("jsonl", _("JSON Lines")))
         context = {
             **self.admin_site.each_context(request),
             "title": _("Export %(name)s") % {"name": self.opts.verbose_name_plural},
@@ -91,7 +106,7 @@ class TransferViews:
             "item_count": described.get("ItemCount", 0),
             # A Scan reads 4 KB per read unit, half a unit when eventually consistent.
             "read_units": max(1, -(-size // 4096) // 2),
-            "formats": [("csv", _("CSV (the listing's columns)")), ("jsonl", _("JSON Lines"))],
+            "formats": formats,
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.templates("export.html"), context)
@@ -126,83 +141,80 @@ class TransferViews:
             "python manage.py import_items %(label)s %(file)s"
         ) % {"file": name, "label": f"{self.opts.app_label}.{self.model.__name__}"}
 
-    def planned_rows(self, request, text: str, kind: str) -> list[transfer.Row]:
-        """Return each row's plan, refusing those this user may not add or change."""
-        lines = text.splitlines(keepends=True)
-        records = (
-            transfer.read_csv(self, lines)
-            if kind == "csv"
-            else transfer.read_jsonl(self.model, lines)
-        )
-        rows = list(transfer.plan(self.model, records))
-        may_add, may_change = self.has_add_permission(request), self.has_change_permission(request)
-        for row in rows:
-            if (row.status == transfer.NEW and not may_add) or (
-                row.status == transfer.CHANGED and not may_change
-            ):
-                row.message = _("You may not %(verb)s %(name)s.") % {
-                    "verb": _("add") if row.status == transfer.NEW else _("change"),
-                    "name": self.opts.verbose_name_plural,
-                }
-                row.status = transfer.REFUSED
-        return rows
+    def import_records(self, text: str, kind: str) -> list[tuple[int, Any]]:
+        """Return the file's rows, read before any item is: at most max_import_rows.
+
+        Raise BadFile for a file that is not of its format or has too many rows.
+        """
+        records = []
+        for record in imports.records_of(self.model, kind, lines_of(text)):
+            records.append(record)
+            if len(records) > self.max_import_rows:
+                raise BadFile(_("It has more than %(most)s rows.") % {"most": self.max_import_rows})
+        return records
 
     def preview_import(self, request, text: str, kind: str, name: str):
         try:
-            rows = self.planned_rows(request, text, kind)
-        except transfer.BadFile as exc:
+            records = self.import_records(text, kind)
+        except BadFile as exc:
             return self.render_import_page(request, {"error": f"{name}: {exc}"})
-        if len(rows) > self.max_import_rows:
-            return self.render_import_page(request, {"error": self.too_big_message(name)})
+        rows = list(imports.Importer(self, request).rows(records))
         payload = signing.dumps(
             {
                 "text": text,
                 "kind": kind,
                 "name": name,
-                "seen": {str(row.line): stored_digest(row.stored) for row in rows},
+                "user": request.user.pk,
+                "model": f"{self.opts.app_label}.{self.opts.model_name}",
+                "seen": {str(row.line): imports.stored_digest(row.stored) for row in rows},
             },
             salt=SIGNING_SALT,
             compress=True,
         )
-        counts = {status: sum(r.status == status for r in rows) for status in transfer.STATUSES}
+        counts = {status: sum(r.status == status for r in rows) for status in imports.STATUSES}
         context = {"rows": rows, "payload": payload, "counts": counts, "file_name": name}
         return self.render_import_page(request, context, preview=True)
 
     def confirm_import(self, request):
         """Write the previewed rows whose items are still as the preview read them."""
         try:
-            payload = signing.loads(request.POST["payload"], salt=SIGNING_SALT)
+            payload = signing.loads(
+                request.POST["payload"], salt=SIGNING_SALT, max_age=preview_max_age()
+            )
+        except signing.SignatureExpired:
+            return self.bad_request(request, _("The import's preview has expired; upload again."))
         except signing.BadSignature:
             return self.bad_request(request, _("The import's preview was altered; upload again."))
-        rows = self.planned_rows(request, payload["text"], payload["kind"])
+        if (
+            payload.get("user") != request.user.pk
+            or payload.get("model") != f"{self.opts.app_label}.{self.opts.model_name}"
+        ):
+            return self.bad_request(request, _("This preview is not yours; upload the file again."))
+        try:
+            records = self.import_records(payload["text"], payload["kind"])
+        except BadFile as exc:
+            return self.bad_request(request, str(exc))
+        importer = imports.Importer(self, request)
+        planned = list(importer.rows(records))
         skip = request.POST.get("skip_refused") == "on"
-        if any(row.status == transfer.REFUSED for row in rows) and not skip:
+        if any(row.status == imports.REFUSED for row in planned) and not skip:
             return self.preview_import(request, payload["text"], payload["kind"], payload["name"])
-        lost = []
-        counts = {status: 0 for status in (*transfer.STATUSES, "lost")}
-        actor = request.user.get_username()
-        for row in rows:
-            outcome = row.status
-            if row.status in (transfer.NEW, transfer.CHANGED):
-                # Written only on the item the preview showed: else reported, never overwritten.
-                seen = payload["seen"].get(str(row.line))
-                if seen != stored_digest(row.stored) or not transfer.write(row, actor):
-                    outcome = "lost"
-                    lost.append(row)
-            counts[outcome] += 1
+        counts = {status: 0 for status in (*imports.STATUSES, imports.LOST)}
+        trouble = []
+        for row in importer.rows(records, commit=True, expected=payload["seen"]):
+            counts[row.status] += 1
+            if row.status in (imports.LOST, imports.REFUSED):
+                trouble.append(row)
         message = _(
             "Imported %(file)s: %(new)s new, %(changed)s changed, %(unchanged)s unchanged, "
             "%(refused)s refused."
         ) % {"file": payload["name"], **counts}
         self.message_user(request, message, messages.SUCCESS)
-        for row in lost:
+        for row in trouble:
             self.message_user(
                 request,
-                _(
-                    "Line %(line)s (%(item)s) was changed by someone else since the preview: not "
-                    "written."
-                )
-                % {"line": row.line, "item": row.label},
+                _("Line %(line)s (%(item)s) was not written: %(reason)s")
+                % {"line": row.line, "item": row.label, "reason": row.message},
                 messages.WARNING,
             )
         return HttpResponseRedirect(self.url_for("changelist"))
@@ -220,8 +232,3 @@ class TransferViews:
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.templates("import.html"), context)
-
-
-def _with_header(header: list[str], rows) -> Iterator[list[str]]:
-    yield header
-    yield from rows

@@ -1,4 +1,4 @@
-"""Import a model's items from JSON Lines or CSV: planned first, each write on a condition."""
+"""Import a model's items from JSON Lines or CSV: each row saved as its change page saves it."""
 
 from __future__ import annotations
 
@@ -8,26 +8,28 @@ from django.core.management.base import CommandError
 
 from dynamo.management.base import DynamoCommand, add_dry_run_argument
 from dynamo.management.progress import Progress
-from dynamo_admin.transfer import (
+from dynamo_admin.csvfiles import BadFile
+from dynamo_admin.exports import model_admin_named
+from dynamo_admin.imports import (
     CHANGED,
+    LOST,
     NEW,
     REFUSED,
     UNCHANGED,
-    BadFile,
-    model_admin_named,
-    plan,
-    read_csv,
-    read_jsonl,
-    run,
+    Importer,
+    command_request,
+    records_of,
 )
 
 
 class Command(DynamoCommand):
     help = (
-        "Import FILE into MODEL (app_label.ModelName): JSON Lines of DynamoDB JSON items, or CSV "
-        "with a header of attribute names. New items are added only if their key is free, "
-        "changed ones only if still as read; a file with a refused row writes nothing unless "
-        "--skip-refused. Running it again after an interruption writes only what is left."
+        "Import FILE into MODEL (app_label.ModelName): JSON Lines of DynamoDB JSON items (as "
+        "export_items and dump_tables write them), or CSV with a header of attribute names. "
+        "Each row is saved as the admin's change page saves it: its rules, its read-only "
+        "fields, its History. New items are added only if their key is free, changed ones only "
+        "if still as read; a file with a refused row writes nothing unless --skip-refused. "
+        "Running it again after an interruption writes only what is left."
     )
 
     def add_arguments(self, parser):
@@ -50,23 +52,14 @@ class Command(DynamoCommand):
         if not path.is_file():
             raise CommandError(f"No file {path}.")
         kind = options["format"] or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
-        model = model_admin.model
+        importer = Importer(model_admin, command_request(options["user"]))
 
-        def rows():
+        def rows(commit: bool):
             with path.open(encoding="utf-8", newline="") as text:
-                records = read_csv(model_admin, text) if kind == "csv" else read_jsonl(model, text)
-                yield from plan(model, records)
+                yield from importer.rows(records_of(model_admin.model, kind, text), commit)
 
         try:
-            counts = {NEW: 0, CHANGED: 0, UNCHANGED: 0, REFUSED: 0}
-            total = 0
-            with Progress(self.stdout, self.count_lines(path), "Planning", "rows") as progress:
-                for row in rows():
-                    counts[row.status] += 1
-                    total += 1
-                    progress.update(1)
-                    if row.status == REFUSED:
-                        self.stdout.write(f"line {row.line}: refused: {row.message}")
+            counts = self.count(rows(commit=False), self.count_lines(path), "Planning")
             if options["dry_run"]:
                 self.stdout.write(self.summary("Would import", counts))
                 return
@@ -75,24 +68,30 @@ class Command(DynamoCommand):
                     f"{counts[REFUSED]} rows refused (listed above): nothing written. Fix them "
                     "or run again with --skip-refused."
                 )
-            with Progress(self.stdout, total, "Importing", "rows") as progress:
-                done = run(
-                    rows(),
-                    options["user"],
-                    skip_refused=True,
-                    on_row=lambda row, outcome: self.on_row(row, outcome, progress),
-                )
+            done = self.count(rows(commit=True), sum(counts.values()), "Importing")
         except (BadFile, UnicodeDecodeError) as exc:
             raise CommandError(f"{path}: {exc}") from exc
-        lost = f", {done['lost']} changed by someone else meanwhile (not written)"
-        self.stdout.write(self.summary("Imported", done) + (lost if done["lost"] else ""))
-        if done["lost"]:
-            raise CommandError(f"{done['lost']} rows changed meanwhile: run the import again.")
+        lost = f", {done[LOST]} changed by someone else meanwhile (not written)"
+        self.stdout.write(self.summary("Imported", done) + (lost if done[LOST] else ""))
+        if done[LOST]:
+            raise CommandError(f"{done[LOST]} rows changed meanwhile: run the import again.")
+        if done[REFUSED] > counts[REFUSED]:
+            raise CommandError(
+                f"{done[REFUSED] - counts[REFUSED]} rows became refused after the plan (listed "
+                "above): not written."
+            )
 
-    def on_row(self, row, outcome: str, progress: Progress) -> None:
-        progress.update(1)
-        if outcome == "lost":
-            self.stdout.write(f"line {row.line}: {row.label} changed meanwhile: not written")
+    def count(self, rows, total: int, verb: str) -> dict[str, int]:
+        """Go through the rows, saying each refused or lost one; return counts by outcome."""
+        counts = {NEW: 0, CHANGED: 0, UNCHANGED: 0, REFUSED: 0, LOST: 0}
+        with Progress(self.stdout, total, verb, "rows") as progress:
+            for row in rows:
+                counts[row.status] += 1
+                progress.update(1)
+                if row.status in (REFUSED, LOST):
+                    label = f" ({row.label})" if row.label else ""
+                    self.stdout.write(f"line {row.line}{label}: {row.status}: {row.message}")
+        return counts
 
     def summary(self, verb: str, counts: dict[str, int]) -> str:
         cost = f"{self.meter.read_units:g} RCU, {self.meter.write_units:g} WCU"
