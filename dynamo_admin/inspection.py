@@ -5,17 +5,22 @@ certain; what its items hold is read from a bounded sample and may be incomplete
 attribute absent from a sampled item gets `null=True`, and one stored with several types gets
 the most frequent with a comment naming the others. The admin shows an item whose stored type
 does not fit read-only, so a model written from a sample never rewrites what it misread.
+
+No name read from a table is trusted: a table, attribute or index name enters the written
+code only as a string literal made by `repr()`, never in a docstring or a comment, and the
+Python names beside it are ASCII identifiers of our own making that shadow nothing.
 """
 
 from __future__ import annotations
 
-import json
 import keyword
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pynamodb.indexes import GlobalSecondaryIndex, LocalSecondaryIndex
 from pynamodb.models import Model
 
 # DynamoDB's type descriptors and the PynamoDB attribute of each.
@@ -36,8 +41,28 @@ PROJECTIONS = {
     "KEYS_ONLY": "KeysOnlyProjection",
     "INCLUDE": "IncludeProjection",
 }
-# Names a model attribute must not take: PynamoDB's own (save, query, count, Meta...).
-RESERVED = frozenset(dir(Model)) | {"Meta", "DoesNotExist"}
+INDEX_KINDS = {
+    "GlobalSecondaryIndexes": "GlobalSecondaryIndex",
+    "LocalSecondaryIndexes": "LocalSecondaryIndex",
+}
+# Every name a written models.py may import, and the names a written admin.py imports.
+MODELS_IMPORTS = frozenset(
+    {"Model", *ATTRIBUTE_CLASSES.values(), *PROJECTIONS.values(), *INDEX_KINDS.values()}
+)
+ADMIN_IMPORTS = frozenset({"ModelAdmin", "register"})
+# Names a model attribute must not take: PynamoDB's own on a model or an index (save, query,
+# count, Meta...), the attribute_values each instance sets, and what the admin reads off a
+# model (_meta, word_index).
+MEMBERS = (
+    frozenset(dir(Model))
+    | frozenset(dir(GlobalSecondaryIndex))
+    | frozenset(dir(LocalSecondaryIndex))
+    | {"Meta", "DoesNotExist", "attribute_values", "_meta", "word_index"}
+)
+# Legal attribute names, but a reader would stumble on them (`type` is soft from Python 3.12).
+SOFT_KEYWORDS = frozenset(keyword.softkwlist) | {"match", "case", "type", "_"}
+# Long enough for any name a person gives; a 255-character stored name is cut to this.
+MAX_NAME = 60
 
 
 @dataclass
@@ -64,6 +89,7 @@ class Attribute:
     range_key: bool = False
     null: bool = False
     seen: Counter = field(default_factory=Counter)
+    renamed_because: str = ""
 
     def declaration(self, *, in_index: bool = False) -> str:
         options = []
@@ -77,42 +103,89 @@ class Attribute:
             options.append(f"attr_name={_string(self.stored)}")
         if self.kind in ("B", "BS"):  # the bytes as stored, not base64 inside them (PynamoDB 5)
             options.append("legacy_encoding=False")
-        line = f"{self.python} = {ATTRIBUTE_CLASSES[self.kind]}({', '.join(options)})"
+        lines = [f"{self.python} = {ATTRIBUTE_CLASSES[self.kind]}({', '.join(options)})"]
         if len(self.seen) > 1 and not in_index:
-            return f"# stored types disagree: {_counts(self.seen)}\n{line}"
-        return line
+            lines.insert(0, f"# stored types disagree: {_counts(self.seen)}")
+        if self.renamed_because and not in_index:
+            lines.insert(0, f"# Attribute renamed because {self.renamed_because}.")
+        return "\n".join(lines)
 
 
 def _counts(seen: Counter) -> str:
     """Return "N in 3 items, S in 1": each stored type and how many sampled items hold it."""
-    (first, n), *others = seen.most_common()
+    (first, n), *others = [(_kind(k), m) for k, m in seen.most_common()]
     return ", ".join([f"{first} in {count(n, 'item')}", *(f"{k} in {m}" for k, m in others)])
 
 
+def _kind(descriptor: str) -> str:
+    """Return a type descriptor as a comment may show it: DynamoDB's, else its repr()."""
+    return descriptor if descriptor in ATTRIBUTE_CLASSES else repr(descriptor)
+
+
+def _ascii_words(name: str) -> list[str]:
+    """Return the runs of ASCII letters and digits of a name, its accents dropped (`é` is `e`).
+
+    Python folds identifiers with NFKC, so a full-width `\uff2deta` is its `Meta`: we fold the
+    same compatibility forms (NFKD) and keep only ASCII, so no two names we write fold to one.
+    """
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return [w for w in re.split(r"[^0-9A-Za-z]+", folded) if w]
+
+
 def class_name(table_name: str, taken: set[str]) -> str:
-    """Return a CamelCase class name for a table (`user-stats` -> `UserStats`), unused so far."""
-    words = [w for w in re.split(r"[^0-9A-Za-z]+", table_name) if w]
-    name = "".join(w[0].upper() + w[1:] for w in words) or "Table"
+    """Return a CamelCase class name for a table (`user-stats` -> `UserStats`), unused so far.
+
+    It shadows no name a written module imports, and differs from the others in more than
+    case: Django names a model's URLs and permissions by its lowercased class name.
+    """
+    name = "".join(w[0].upper() + w[1:] for w in _ascii_words(table_name)) or "Table"
     if name[0].isdigit():
         name = f"Table{name}"
-    return _unused(name, taken)
+    return _unused(name[:MAX_NAME], taken, MODELS_IMPORTS | ADMIN_IMPORTS, fold_case=True)
 
 
-def python_name(stored: str, taken: set[str]) -> str:
-    """Return the stored name if Python may use it as an attribute, else a close one."""
-    name = stored
-    if not name.isidentifier():
-        name = re.sub(r"\W", "_", name) or "attribute"
-        if not name.isidentifier():  # starts with a digit
-            name = f"_{name}"
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED:
-        name = f"{name}_"
-    return _unused(name, taken)
+def python_name(
+    stored: str, taken: set[str], reserved: frozenset[str] = frozenset()
+) -> tuple[str, str]:
+    """Return the Python name of a stored attribute name, and why it differs ("" if not).
+
+    The stored name is kept when it is an ASCII identifier that is no keyword and shadows
+    nothing (a PynamoDB member, or `reserved`: the module's imports and classes); else it is
+    made one, as Django's inspectdb renames a column, and the model keeps it in `attr_name`.
+    """
+    name, why = stored, []
+    if not (stored.isascii() and stored.isidentifier()):
+        why.append("it was not an ASCII Python identifier")
+    elif "__" in stored:  # a dunder, or a `__name` Python mangles; Django's lookups join on `__`
+        why.append("it held a double underscore")
+    elif stored == "_":
+        why.append("it was a Python keyword")
+    if why:
+        name = "_".join(_ascii_words(stored)) or "attribute"
+    if name[0].isdigit():
+        name = f"_{name}"
+    if len(name) > MAX_NAME:
+        name = name[:MAX_NAME]
+        why.append(f"it was longer than {MAX_NAME} characters")
+    if keyword.iskeyword(name) or name in SOFT_KEYWORDS:
+        name = f"{name[: MAX_NAME - 1]}_"
+        why.append("it was a Python keyword")
+    elif name in MEMBERS or name in reserved:
+        name = f"{name[: MAX_NAME - 1]}_"
+        why.append("PynamoDB or the module uses that name")
+    unused = _unused(name, taken, MEMBERS | reserved)
+    if unused != name:
+        why.append("another attribute took that name")
+    return unused, "; ".join(why)
 
 
 def _string(value: str) -> str:
-    """Return a string literal in double quotes, as ruff format writes one."""
-    return json.dumps(value, ensure_ascii=False)
+    """Return a string literal of the value: its repr(), in double quotes when it needs none."""
+    literal = repr(value)
+    if literal.startswith("'") and '"' not in value:
+        # A '...' repr escapes only ', and only when the value holds a " as well: none here.
+        return f'"{literal[1:-1]}"'
+    return literal
 
 
 def _tuple(values: list[str]) -> str:
@@ -121,11 +194,23 @@ def _tuple(values: list[str]) -> str:
     return f"({inside},)" if len(values) == 1 else f"({inside})"
 
 
-def _unused(name: str, taken: set[str]) -> str:
+def _unused(
+    name: str, taken: set[str], reserved: frozenset[str] = frozenset(), *, fold_case=False
+) -> str:
+    """Return name, else name2, name3...: the first neither taken, reserved nor a keyword."""
+    used = {t.lower() for t in taken} if fold_case else taken
+
+    def free(candidate: str) -> bool:
+        return (
+            (candidate.lower() if fold_case else candidate) not in used
+            and candidate not in reserved
+            and not keyword.iskeyword(candidate)
+        )
+
     candidate, n = name, 1
-    while candidate in taken:
+    while not free(candidate):
         n += 1
-        candidate = f"{name}{n}"
+        candidate = f"{name[: MAX_NAME - len(str(n))]}{n}"
     taken.add(candidate)
     return candidate
 
@@ -153,6 +238,12 @@ class Inspected:
 def inspect(sampled: Sampled, classes: set[str]) -> Inspected:
     """Work out the model of one sampled table: keys, attributes seen, indexes."""
     table = sampled.table
+    model_class = class_name(sampled.name, classes)
+    index_classes = [
+        (_index_class_name(index["IndexName"], model_class, classes), index, kind)
+        for key, kind in INDEX_KINDS.items()
+        for index in table.get(key, [])
+    ]
     defined = {d["AttributeName"]: d["AttributeType"] for d in table["AttributeDefinitions"]}
     roles = _key_roles(table["KeySchema"])
     seen: dict[str, Counter] = {}
@@ -160,18 +251,27 @@ def inspect(sampled: Sampled, classes: set[str]) -> Inspected:
         for stored, typed in item.items():
             seen.setdefault(stored, Counter())[next(iter(typed))] += 1
     # The table's keys first (hash, range), then every other attribute by its stored name.
-    ordered = sorted(roles, key=lambda n: roles[n] != "HASH")
-    ordered += sorted((set(defined) | set(seen)) - set(roles), key=lambda n: (n.lower(), n))
+    keys = sorted(roles, key=lambda n: roles[n] != "HASH")
+    others = sorted((set(defined) | set(seen)) - set(roles), key=lambda n: (n.lower(), n))
+    # Named in this order: the keys (so the admin stub, which samples no item, names them as
+    # the models do), then the names kept as they are, then those renamed.
     taken: set[str] = set()
+    reserved = MODELS_IMPORTS | frozenset(classes)  # the model's body calls its index classes
+    named = {stored: python_name(stored, taken, reserved) for stored in keys}
+    for kept in (True, False):
+        for stored in others:
+            if _kept(stored, reserved) == kept:
+                named[stored] = python_name(stored, taken, reserved)
     attributes = []
-    for stored in ordered:
+    for stored in keys + others:
         counts = seen.get(stored, Counter())
         kind = defined.get(stored) if stored in roles else None
         kind = kind or (counts.most_common(1)[0][0] if counts else defined[stored])
+        python, why = named[stored]
         attributes.append(
             Attribute(
                 stored=stored,
-                python=python_name(stored, taken),
+                python=python,
                 kind=kind,
                 hash_key=roles.get(stored) == "HASH",
                 range_key=roles.get(stored) == "RANGE",
@@ -179,24 +279,29 @@ def inspect(sampled: Sampled, classes: set[str]) -> Inspected:
                 null=stored not in roles
                 and (not counts or sum(counts.values()) < len(sampled.items)),
                 seen=counts,
+                renamed_because=why,
             )
         )
-    model_class = class_name(sampled.name, classes)
-    indexes = []
-    for kind, key in (
-        ("GlobalSecondaryIndex", "GlobalSecondaryIndexes"),
-        ("LocalSecondaryIndex", "LocalSecondaryIndexes"),
-    ):
-        for index in table.get(key, []):
-            index_class = class_name(index["IndexName"], set())
-            if not index_class.endswith("Index"):
-                index_class += "Index"
-            if index_class in classes:
-                index_class = f"{model_class}{index_class}"
-            index_class = _unused(index_class, classes)
-            attribute = python_name(_snake(index_class), taken)
-            indexes.append((index_class, attribute, index, kind))
+    indexes = [
+        (index_class, python_name(_snake(index_class), taken, reserved)[0], index, kind)
+        for index_class, index, kind in index_classes
+    ]
     return Inspected(sampled, model_class, attributes, indexes)
+
+
+def _kept(stored: str, reserved: frozenset[str]) -> bool:
+    """Return whether python_name keeps this stored name as it is (when no other took it)."""
+    return python_name(stored, set(), reserved)[0] == stored
+
+
+def _index_class_name(index_name: str, model_class: str, classes: set[str]) -> str:
+    """Return `PostedByMessageIndex` for `PostedBy-Message-Index`, led by the model's if taken."""
+    name = class_name(index_name, set())
+    if not name.endswith("Index"):
+        name = f"{name[: MAX_NAME - len('Index')]}Index"
+    if name.lower() in {c.lower() for c in classes}:
+        name = f"{model_class[: MAX_NAME - len(name)]}{name}"
+    return _unused(name, classes, MODELS_IMPORTS | ADMIN_IMPORTS, fold_case=True)
 
 
 def _snake(name: str) -> str:
@@ -217,7 +322,10 @@ def _capacity_lines(described: dict[str, Any], indent: str) -> list[str]:
     read, write = throughput.get("ReadCapacityUnits"), throughput.get("WriteCapacityUnits")
     if not read and not write:
         return []
-    return [f"{indent}read_capacity_units = {read}", f"{indent}write_capacity_units = {write}"]
+    return [
+        f"{indent}read_capacity_units = {int(read or 0)}",
+        f"{indent}write_capacity_units = {int(write or 0)}",
+    ]
 
 
 def _index_source(inspected: Inspected, index_class: str, index: dict, kind: str) -> list[str]:
@@ -226,8 +334,7 @@ def _index_source(inspected: Inspected, index_class: str, index: dict, kind: str
     keys = sorted(roles, key=lambda n: roles[n] != "HASH")
     lines = [
         f"class {index_class}({kind}):",
-        f'    """{index["IndexName"]}: keys {", ".join(keys)}; projects '
-        f'{index.get("Projection", {}).get("ProjectionType", "ALL")}."""',
+        f'    """An index by {", ".join(by_stored[k].python for k in keys)}."""',
         "",
         "    class Meta:",
         f"        index_name = {_string(index['IndexName'])}",
@@ -254,7 +361,7 @@ def _model_source(inspected: Inspected, endpoint: str | None, region: str | None
     billing = (table.get("BillingModeSummary") or {}).get("BillingMode")
     lines = [
         f"class {inspected.class_name}(Model):",
-        f'    """The {sampled.name} table ({count(len(sampled.items), "item")} sampled)."""',
+        f'    """The items of the table below ({count(len(sampled.items), "item")} sampled)."""',
         "",
         "    class Meta:",
         f"        table_name = {_string(sampled.name)}",
@@ -292,9 +399,8 @@ def models_source(
         for i in inspected
         for _, _, index, _ in i.indexes
     }
-    names = ", ".join(i.sampled.name for i in inspected) or "no table"
     lines = [
-        f'"""Plain PynamoDB models of {names}.',
+        f'"""Plain PynamoDB models of {count(len(inspected), "table")}.',
         "",
         "Written by `manage.py inspect_tables` from DescribeTable and a sample of each table's",
         "items: review them. An attribute absent from a sampled item is `null=True`; one the",
@@ -319,6 +425,7 @@ def models_source(
 def admin_source(inspected: list[Inspected], models_module: str = ".models") -> str:
     """Return the text of an admin.py registering each model, its keys in the listing."""
     classes = sorted(i.class_name for i in inspected)
+    taken = set(classes)
     lines = [
         '"""The admin of the models `manage.py inspect_tables` wrote: one registration each."""',
         "",
@@ -328,13 +435,22 @@ def admin_source(inspected: list[Inspected], models_module: str = ".models") -> 
         "",
     ]
     for one in inspected:
-        keys = _tuple([k.python for k in one.keys])
+        admin_class = f"{one.class_name[: MAX_NAME - len('Admin')]}Admin"
+        admin_class = _unused(admin_class, taken, ADMIN_IMPORTS)
         lines += [
             "",
             f"@register({one.class_name})",
-            f"class {one.class_name}Admin(ModelAdmin):",
-            f"    list_display = {keys}",
-            f"    search_fields = {_tuple(['=' + one.keys[0].python])}",
+            f"class {admin_class}(ModelAdmin):",
+            f"    list_display = {_tuple([k.python for k in one.keys])}",
+            f"    {_search_fields(one.keys[0])}",
             "",
         ]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _search_fields(hash_key: Attribute) -> str:
+    """Return the search by partition key: search_fields name a key by its stored name."""
+    entry = f"={hash_key.stored}"
+    if entry.lstrip("=^") != hash_key.stored:
+        return "# No search_fields: the partition key's stored name starts with = or ^."
+    return f"search_fields = {_tuple([entry])}"

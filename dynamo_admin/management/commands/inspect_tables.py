@@ -58,16 +58,28 @@ class Command(DynamoCommand):
         classes: set[str] = set()
         inspected = [inspect(one, classes) for one in sampled]
         if admin:
-            self.stdout.write(admin_source(inspected), ending="")
+            self.write_source(admin_source(inspected), "admin.py")
             return
-        self.stdout.write(models_source(inspected, endpoint=endpoint, region=region), ending="")
         items = sum(len(one.items) for one in sampled)
         capacity = sum(one.capacity for one in sampled)
-        self.stdout.write(
-            f"\n\n# Read {count(items, 'item')} of {count(len(sampled), 'table')} (at most "
+        self.write_source(
+            models_source(inspected, endpoint=endpoint, region=region)
+            + f"\n\n# Read {count(items, 'item')} of {count(len(sampled), 'table')} (at most "
             f"{sample} a table) for {capacity:g} read capacity units,\n"
-            "# as each Scan's ReturnConsumedCapacity gave them."
+            "# as each Scan's ReturnConsumedCapacity gave them.",
+            "models.py",
         )
+
+    def write_source(self, source: str, filename: str) -> None:
+        """Print the written module, refused unless Python compiles it."""
+        try:
+            compile(source, filename, "exec")
+        except (SyntaxError, ValueError) as exc:  # a bug of ours: table data is only literals
+            raise CommandError(
+                f"The {filename} written from these tables does not compile ({exc}); "
+                "nothing was printed. Please report it."
+            ) from None
+        self.stdout.write(source, ending="")
 
     def client(self, endpoint: str | None, region: str) -> Any:
         """Return a metered botocore client for the endpoint, signed as the models would be."""
