@@ -43,8 +43,10 @@ axe-core: system-deps
 ## ADDR. While it runs, `manage.py <command>` in another terminal works on its data
 ## (var/dynamodb-local/running.env). The launcher is the package's; seeding, the staff login
 ## and run_schedule are Skillboard's, given to it here (SEED_USERS=0: no demo data).
+# exec: the launcher is make's own child, so make's SIGTERM reaches it and its parent's death
+# (make killed outright) stops it too; a shell between them would die alone.
 run: address-free dynamodb-local .env
-	$(PY) -m dynamo.local serve $(ADDR) \
+	exec $(PY) -m dynamo.local serve $(ADDR) \
 		$(if $(filter-out 0,$(SEED_USERS)),--then "seed --users $(SEED_USERS) --if-empty") \
 		--then "bootstrap_staff --url {site}/admin/" --beside run_schedule
 

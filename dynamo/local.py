@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import errno
 import hashlib
 import os
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -291,6 +293,38 @@ def _stop_on_signals() -> None:
         signal.signal(signum, leave)
 
 
+# prctl(2)'s option asking Linux to signal a process when its parent exits.
+PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent() -> None:
+    """Take the parent's death for SIGTERM, so `Stopped` stops the children then too.
+
+    A parent that dies without passing a signal on (make killed outright, or a shell between
+    make and the launcher dying of make's SIGTERM) would leave everything serving, unseen.
+    """
+    parent = os.getppid()
+    if not _signal_on_parent_death(signal.SIGTERM):
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it died before Linux was asked to say so
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _signal_on_parent_death(signum: int) -> bool:
+    """Ask Linux to send `signum` when the parent exits; return False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0) == 0
+
+
+def _watch_parent(parent: int) -> None:
+    """Send this process SIGTERM once its parent is gone (elsewhere than on Linux)."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 def split_address(addrport: str) -> tuple[str, int]:
     """Return the host and port of runserver's `[host:]port` (`[::1]:8000` for IPv6)."""
     host, _, port = addrport.rpartition(":")
@@ -384,9 +418,11 @@ def serve(
     `then` are the project's own manage.py command lines run once before the server (demo
     data, a staff login), `beside` the ones run beside it and stopped with it (a scheduler);
     `{site}` in either stands for the site's address. The address is checked first: a taken
-    port stops it before the engine or any command has run.
+    port stops it before the engine or any command has run. A signal, or the parent's death
+    (`make run` killed), stops the children and the engine.
     """
     _stop_on_signals()
+    _stop_with_parent()
     host, port = check_address(addrport)
     # SITE_URL follows the address, unless set outright (a tunnel, a name on the network).
     site = os.environ.get("SITE_URL") or site_url(host, port)
@@ -449,10 +485,12 @@ def run_with_engine(
 ) -> int:
     """Run a command with DYNAMODB_ENDPOINT pointing at a fresh local engine.
 
-    SIGTERM, SIGHUP and SIGINT stop the command, then the engine, as `serve` does; with
-    `running_file`, other terminals find the engine there while the command runs.
+    SIGTERM, SIGHUP, SIGINT and the parent's death stop the command, then the engine, as
+    `serve` does; with `running_file`, other terminals find the engine there while the
+    command runs.
     """
     _stop_on_signals()
+    _stop_with_parent()
     with running(data_dir=data_dir) as engine:
         variables = {"DYNAMODB_ENDPOINT": engine.endpoint}
         env = {**os.environ, **variables}
