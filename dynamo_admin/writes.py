@@ -144,7 +144,7 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
             write.rows_written = False
         for item in stamped:
             item.created_at, item.updated_at = stamps[id(item)]
-        error = TransactWriteError("Failed to write transaction items", exc)
+        error = TransactWriteError(_("The transaction was not written."), exc)
         reasons = list(error.cancellation_reasons or [])
         failures = [
             (write, reason.code)

@@ -122,20 +122,9 @@ def item_url(model: type[Model], page: str) -> str:
     return url_of(model, f"{quote('A')},7/{page}/")
 
 
-# change_list.html names each row's checkbox with `{{ row.item }}`, Python's str() of the item,
-# not label_of(): a __str__ that returns no text or raises still fails there (not this change's
-# file). Strict, so the fix of that line is seen here.
-UNNAMED_IN_CHECKBOX = pytest.mark.xfail(
-    strict=True, raises=(TypeError, AttributeError), reason="change_list.html: {{ row.item }}"
-)
-
-
 @pytest.mark.parametrize(
     "model",
-    [
-        pytest.param(model, marks=() if model is BlankArchive else UNNAMED_IN_CHECKBOX)
-        for model in MODELS
-    ],
+    [pytest.param(model) for model in MODELS],
     ids=lambda m: m.__name__,
 )
 def test_the_listing_names_the_item_by_its_key_and_its_time_as_stored_in_utc(admin_pages, model):

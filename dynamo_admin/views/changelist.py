@@ -34,7 +34,7 @@ from dynamo.words import BadSearch
 from .. import pagination
 from ..display import display
 from ..keys import hash_key_names, key_values, object_id, range_key_names, stored_key_names
-from ..meta import meta, pk_of
+from ..meta import label_of, meta, pk_of
 from ..sources import (
     IndexQuery,
     MonthWalk,
@@ -78,6 +78,10 @@ class Row:
     object_id: str
     url: str
     cells: list[str]
+
+    @property
+    def label(self) -> str:
+        return label_of(self.item)
 
 
 class ChangeList:
