@@ -153,3 +153,18 @@ def test_every_model_s_csv_export_imports_back_unchanged(alice, tmp_path):
         )
     text = (tmp_path / "catalog.Skill.csv").read_text()
     assert "'=HYPERLINK" in text  # a spreadsheet shows it as text
+
+
+def test_a_backup_imports_unchanged_and_an_export_is_a_backup_s_lines(alice, tmp_path):
+    """dump_tables and export_items write one line format: each reads the other's files."""
+    backup = tmp_path / "all.jsonl"
+    call_command("dump_tables", "-o", str(backup), stdout=StringIO())
+    out = StringIO()
+
+    call_command("import_items", "catalog.Skill", str(backup), "--dry-run", stdout=out)
+    export = tmp_path / "skills.jsonl"
+    call_command("export_items", "catalog.Skill", "-o", str(export), stdout=StringIO())
+
+    assert "Would import: 0 new, 0 changed, 1 unchanged, 0 refused" in out.getvalue()
+    skills = [line for line in backup.read_text().splitlines() if '"table":"skills"' in line]
+    assert export.read_text().splitlines() == skills
