@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
+import binascii
 import json
+import re
 import secrets
+from base64 import b64decode, b64encode
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.contrib.admin.utils import quote
 from django.urls import NoReverseMatch, reverse
 from django.utils.text import capfirst, get_text_list
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
-from pynamodb.attributes import JSONAttribute, UnicodeAttribute
+from pynamodb.attributes import (
+    Attribute,
+    JSONAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+)
+from pynamodb.constants import BINARY, NUMBER
+from pynamodb.models import Model
 
 from dynamo.batch import batch_put
 from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, utcnow
 
 from .display import logged_text
+from .keys import object_id, parse_key_value
 from .meta import field_label, label_of, meta, pk_of
 from .permissions import perm_name, served_models
 
@@ -65,23 +77,146 @@ def loggable_changes(item: DynamoModel, changes: dict[str, Any] | None) -> dict[
     return logged
 
 
-def object_key_for(item: DynamoModel) -> str:
-    """Return the log key of an item: `app.model:key[/range]`."""
-    opts = meta(type(item))
-    return f"{opts.app_label}.{opts.model_name}:{'/'.join(str(v) for v in pk_of(item))}"
+def object_key_for(item: Model) -> str:
+    """Return the log key of an item: `app.model:key[/range]`, each value escaped.
+
+    A value's '%' and '/' are written `%25` and `%2F`, so a '/' can only join two values: the
+    items ("A/B", "C") and ("A", "B/C") get keys of their own, and a key holding neither reads
+    as it did before values were escaped.
+    """
+    texts = "/".join(escaped(text) for text in key_texts(item))
+    return f"{meta(type(item))}:{texts}"
 
 
-def object_partition_for(item: DynamoModel) -> str:
+def legacy_object_key_for(item: Model) -> str:
+    """Return the log key written before values were escaped: `str()` of each, '/'-joined."""
+    return f"{meta(type(item))}:{'/'.join(str(value) for value in pk_of(item))}"
+
+
+def object_keys_for(item: Model) -> list[str]:
+    """Return the keys an item's entries are under: its key, then its legacy one if it differs."""
+    key, legacy = object_key_for(item), legacy_object_key_for(item)
+    return [key] if legacy == key else [key, legacy]
+
+
+def key_texts(item: Model) -> list[str]:
+    """Return the item's key values as its log key holds them, hash key first."""
+    attributes = item.get_attributes()
+    names = meta(type(item)).key_names
+    return [
+        key_value_text(attributes[name], value)
+        for name, value in zip(names, pk_of(item), strict=True)
+    ]
+
+
+def key_value_text(attribute: Attribute, value: Any) -> str:
+    """Return a key value as its attribute stores it: a number normalised, bytes in base64.
+
+    The stored form, so an item keeps one key however its values were typed (a date in any
+    time zone, 2.0 or 2): DynamoDB hands numbers back normalised, as this writes them.
+    """
+    if value is None:
+        return ""
+    stored = attribute.serialize(value)
+    if attribute.attr_type == BINARY:
+        return b64encode(stored).decode("ascii")
+    if attribute.attr_type == NUMBER:
+        number = Decimal(stored)
+        if number == number.to_integral_value():
+            return str(int(number))
+        return format(number.normalize(), "f")
+    return stored
+
+
+def key_value_of(attribute: Attribute, text: str) -> Any:
+    """Return the key value `key_value_text` wrote as text; raise ValueError if it wrote none."""
+    if text == "":
+        raise ValueError("A key value is never empty.")
+    try:
+        return attribute.deserialize(
+            b64decode(text, validate=True) if attribute.attr_type == BINARY else text
+        )
+    except (TypeError, KeyError, AttributeError, binascii.Error) as exc:
+        raise ValueError(text) from exc
+
+
+def escaped(text: str) -> str:
+    # '%' first, so the '%' of an escape is never escaped again.
+    return text.replace("%", "%25").replace("/", "%2F")
+
+
+def unescaped(text: str) -> str:
+    return re.sub("%2F|%25", lambda escape: "/" if escape[0] == "%2F" else "%", text)
+
+
+def item_keyed_by(object_key: str) -> Model | None:
+    """Return an unsaved item holding the key an escaped log key names, or None if none does.
+
+    A key that does not come back the same from its item is no escaped key: written before
+    values were escaped (`12/0`, a date's `str()`), or by a model no longer served.
+    """
+    label, _, joined = object_key.partition(":")
+    model = model_labelled(label)
+    if model is None:
+        return None
+    names, parts = meta(model).key_names, joined.split("/")
+    if len(parts) != len(names):
+        return None
+    attributes = model.get_attributes()
+    try:
+        item = model(
+            *(key_value_of(attributes[n], unescaped(p)) for n, p in zip(names, parts, strict=True))
+        )
+        return item if object_key_for(item) == object_key else None
+    except (TypeError, ValueError, InvalidOperation):
+        return None
+
+
+def legacy_item_keyed_by(object_key: str, partition: str | None = None) -> Model | None:
+    """Return an unsaved item holding the key a legacy log key names, or None if it is unclear.
+
+    Values were '/'-joined as they were, so a range-keyed item's are split after its partition
+    (kept on every entry since gsi_object_partition), else at the last '/'. Only text, number
+    and date-and-time values are read back: another attribute's `str()` names no value.
+    """
+    label, _, joined = object_key.partition(":")
+    model = model_labelled(label)
+    if model is None:
+        return None
+    names = meta(model).key_names
+    if len(names) == 1:
+        texts = [joined]
+    elif partition is not None and joined.startswith(f"{partition}/"):
+        texts = [partition, joined[len(partition) + 1 :]]
+    else:
+        texts = joined.rsplit("/", 1)
+    attributes = model.get_attributes()
+    readable = (UnicodeAttribute, NumberAttribute, UTCDateTimeAttribute)
+    if len(texts) != len(names) or not all(isinstance(attributes[n], readable) for n in names):
+        return None
+    try:
+        return model(
+            *(parse_key_value(attributes[n], t) for n, t in zip(names, texts, strict=True))
+        )
+    except ValueError:
+        return None
+
+
+def object_partition_for(item: Model) -> str:
     """Return the item's partition (hash key) value as the log keeps it, whatever its model."""
     return str(pk_of(item)[0])
 
 
-def object_partition_of(object_key: str) -> str:
+def object_partition_of(object_key: str, *, legacy: bool = False) -> str:
     """Return the partition value inside a log key (`app.model:key[/range]`).
 
-    A model with a range key logs `key/range`; its partition is what comes before the last
-    '/', a model without one logs its whole key.
+    `legacy=True` reads a key as written before values were escaped (a value holding `%2F`
+    as written is read both ways): a model with a range key logged `key/range` and its
+    partition is what comes before the last '/', a model without one logged its whole key.
     """
+    item = None if legacy else item_keyed_by(object_key)
+    if item is not None:
+        return object_partition_for(item)
     label, _, values = object_key.partition(":")
     model = model_labelled(label)
     if model is not None and len(meta(model).key_names) == 1:
@@ -217,13 +352,58 @@ class AdminLog(DynamoModel):
         return entry
 
     @classmethod
+    def entries_about(
+        cls, item: Model, limit: int | None = None, consistent_read: bool = False
+    ) -> list[AdminLog]:
+        """Return an item's entries, newest first: its key's, and its legacy key's if it differs.
+
+        One Query, a second only for a key whose values the legacy form wrote otherwise.
+        """
+        keys = object_keys_for(item)
+        # The legacy key of ("A/B", "C") is that of ("A", "B/C") too, and an escaped key may be
+        # another item's legacy one (a value holding "%2F"): the entry's partition says whose.
+        own = (cls.object_partition == object_partition_for(item)) | (
+            cls.object_partition.does_not_exist()
+        )
+        entries = []
+        for key in keys:
+            query = cls.query(
+                key,
+                scan_index_forward=False,
+                limit=limit,
+                consistent_read=consistent_read,
+                filter_condition=own if key != keys[0] or "%" in key else None,
+            )
+            entries.extend(query)
+        entries.sort(key=lambda entry: entry.logged_at, reverse=True)
+        return entries[:limit]
+
+    @classmethod
     def forget(cls, object_key: str) -> int:
         """Blank the values in every entry of one object, keeping who did what and when.
 
-        One Query on the object's key, then the blanked entries written back 25 at a time.
+        The object's entries as History reads them (`entries_about`), then the blanked ones
+        written back 25 at a time.
         """
+        item = item_keyed_by(object_key)
+        if item is None:  # no served model names the key: its own entries are all it has
+            return cls.blank(cls.query(object_key, consistent_read=True))
+        return cls.blank(cls.entries_about(item, consistent_read=True))
+
+    @classmethod
+    def forget_items(cls, items: Iterable[Model | None]) -> int:
+        """Blank the logged values of each item (a purged learner and what it owned)."""
+        return sum(
+            cls.blank(cls.entries_about(item, consistent_read=True))
+            for item in items
+            if item is not None
+        )
+
+    @classmethod
+    def blank(cls, entries: Iterable[AdminLog]) -> int:
+        """Write back these entries with their values blanked; return how many changed."""
         blanked = []
-        for entry in cls.query(object_key, consistent_read=True):
+        for entry in entries:
             changes = {name: [None, None] for name in entry.changes or {}}
             if changes != entry.changes:
                 entry.changes = changes
@@ -231,14 +411,9 @@ class AdminLog(DynamoModel):
         return batch_put(cls, blanked, prepare=False)
 
     @classmethod
-    def forget_items(cls, items: Iterable[DynamoModel | None]) -> int:
-        """Blank the logged values of each item (a purged learner and what it owned)."""
-        return sum(cls.forget(object_key_for(item)) for item in items if item is not None)
-
-    @classmethod
-    def history(cls, item: DynamoModel, limit: int = 100) -> list[AdminLog]:
-        """Return an item's log entries, newest first (one Query)."""
-        return list(cls.query(object_key_for(item), scan_index_forward=False, limit=limit))
+    def history(cls, item: Model, limit: int = 100) -> list[AdminLog]:
+        """Return an item's log entries, newest first (one Query, two for a legacy key)."""
+        return cls.entries_about(item, limit)
 
     @classmethod
     def history_with_rows(
@@ -387,16 +562,27 @@ class AdminLog(DynamoModel):
         model = self.logged_model
         return capfirst(meta(model).verbose_name) if model else self.object_key.split(":", 1)[0]
 
+    @property
+    def logged_item(self) -> Model | None:
+        """Return an unsaved item holding the logged object's key, or None if it cannot tell.
+
+        An escaped key is read as one unless the partition the entry kept says it is another
+        item's legacy key (a value that held "%2F" as written).
+        """
+        item = item_keyed_by(self.object_key)
+        if item is not None and self.object_partition in (None, object_partition_for(item)):
+            return item
+        return legacy_item_keyed_by(self.object_key, self.object_partition)
+
     def get_admin_url(self) -> str | None:
         """Return the change page of the logged object, as LogEntry.get_admin_url does."""
-        model = self.logged_model
-        if model is None:
+        item = self.logged_item
+        if item is None:
             return None
-        # Key values are logged '/'-joined; no key of ours holds a '/'.
-        values = self.object_key.split(":", 1)[1].split("/")
-        object_id = ",".join(quote(value) for value in values)
+        opts = meta(type(item))
         try:
-            opts = meta(model)
-            return reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[object_id])
+            return reverse(
+                f"admin:{opts.app_label}_{opts.model_name}_change", args=[object_id(item)]
+            )
         except NoReverseMatch:
             return None

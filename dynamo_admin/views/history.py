@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 
 from ..keys import Original, key_item
 from ..meta import label_of
-from ..models import AdminLog, object_key_for
+from ..models import AdminLog, object_keys_for
 
 
 class HistoryViews:
@@ -23,9 +23,9 @@ class HistoryViews:
         item = key_item(self.model, self.key_or_404(object_id))
         row_models = [inline.model for inline in self.get_inline_instances(request, None)]
         entries = AdminLog.history_with_rows(item, row_models)
-        own = object_key_for(item)
+        own = object_keys_for(item)  # an entry logged before values were escaped is its own too
         for entry in entries:
-            entry.row = entry.object_key != own
+            entry.row = entry.object_key not in own
             if entry.row:
                 entry.values_hidden_from(request.user)
         context = {

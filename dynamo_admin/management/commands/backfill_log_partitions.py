@@ -51,7 +51,8 @@ class Command(DynamoCommand):
         """Set the entry's partition unless another run did; return 1 if this one wrote it."""
         stored = AdminLog.apply(
             entry.object_key,
-            [AdminLog.object_partition.set(object_partition_of(entry.object_key))],
+            # An entry without a partition predates the index, so its key is a legacy one.
+            [AdminLog.object_partition.set(object_partition_of(entry.object_key, legacy=True))],
             AdminLog.object_key.exists() & AdminLog.object_partition.does_not_exist(),
             range_key=entry.logged_at,
             bump_version=False,  # a copy of the key the system keeps, not an edit
