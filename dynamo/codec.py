@@ -94,9 +94,9 @@ def loads(line: str) -> Any:
     try:
         return json.loads(line)
     except RecursionError:
-        raise BadValue("not JSON: nested too deep") from None
-    except ValueError as exc:
-        raise BadValue(f"not JSON: {exc}") from None
+        raise BadValue("not valid JSON (nested too deep)") from None
+    except json.JSONDecodeError as exc:
+        raise BadValue(f"not valid JSON ({exc.msg})") from None
 
 
 def _from_base64(text: str) -> bytes:
