@@ -5,6 +5,7 @@ from the model's keys and indexes: which read lists the table in an attribute's 
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,11 @@ Key = dict[str, Any]
 
 @dataclass
 class Page:
-    """One page of items and the key the next page starts after (None: the last page)."""
+    """One page of items and where the next page starts (None: the last page).
+
+    The start is a key the next Query or Scan resumes after, or a merge's place in each of
+    its partitions (PartitionMerge): either way shaped as a key, for the signed cursor.
+    """
 
     items: list[DynamoModel]
     next_start: Key | None
@@ -234,17 +239,25 @@ def key_value(model: type[DynamoModel], key: Key, name: str) -> Any:
     return attribute.deserialize(attribute.get_value(key[attribute.attr_name]))
 
 
+# A partition's place in a merged listing's cursor: after a key ({"M": key}) or read to its
+# end; a partition the cursor does not name starts from its first item. Each place is a
+# DynamoDB attribute value, so the cursor keeps the shape of a key.
+READ_TO_END = {"NULL": True}
+
+
 @dataclass
 class PartitionMerge(Source):
     """Every partition of an index with few, known partition values, merged in sort-key order.
 
-    One Query per partition, each resuming after the previous page's last item, merged and
-    cut to a page, both ways. Where the index's sort key ends with the table's key (a sharded
-    leaderboard: `ALL#0` … `ALL#k`, by score then username) every item has a unique place, so
-    each Query resumes exactly at that item's key with the partition swapped in. Otherwise (the
-    catalog's skills by name, one partition per category) each reads from the last item's sort
-    value on, a page and two more, and skips the items tied with it up to it; ties go by the
-    table's key.
+    One Query per partition, merged and cut to a page, both ways. Where the index's sort key
+    ends with the table's key (a sharded leaderboard: `ALL#0` … `ALL#k`, by score then
+    username) every item has a unique place, so the cursor is the page's last item and each
+    Query resumes at its key with the partition swapped in. Otherwise (the catalog's skills
+    by name, one partition per category; any number of items may tie) the cursor holds each
+    partition's own place: the key of the last item it gave to a page, or that it was read to
+    its end. Items read beyond the page are read again by the next one, so no tie, order or
+    page size can skip or repeat an item. Ties go by the table's key across partitions, in
+    the engine's order within one.
     """
 
     index: GlobalIndex
@@ -255,49 +268,64 @@ class PartitionMerge(Source):
         self.sort_keys = tuple(range_key_names(self.index)[:1])
         self.ordered = True
 
-    def page(self, model, per_page, start, forward=True) -> Page:
+    def order(self, model: type[DynamoModel]) -> Callable[[DynamoModel], tuple[Any, ...]]:
+        """Return the merge's order of items: the index's sort key, then the table's key."""
         names = [python_name(model, n) for n in range_key_names(self.index)]
-        if not self.unique:
-            names += [n for n in meta(model).key_names if n not in names]
+        names += [n for n in meta(model).key_names if n not in names]
+        return lambda item: tuple(getattr(item, name) for name in names)
 
-        def order(item: DynamoModel) -> tuple[Any, ...]:
-            return tuple(getattr(item, name) for name in names)
+    def page(self, model, per_page, start, forward=True) -> Page:
+        if self.unique:
+            return self.unique_page(model, per_page, start, forward)
+        places = dict(start or {})
+        reads = {}  # partition: (its items after its place, a page and one more; its Query's end)
+        for partition in self.partitions:
+            place = places.get(str(partition))
+            if place != READ_TO_END:
+                after = place["M"] if place else None
+                reads[str(partition)] = self.read_partition(
+                    model, partition, per_page + 1, after, forward
+                )
+        order = self.order(model)
+        streams = [[(name, item) for item in items] for name, (items, _) in reads.items()]
+        merged = heapq.merge(*streams, key=lambda pair: order(pair[1]), reverse=not forward)
+        taken = list(islice(merged, per_page))
+        for name, (items, last_key) in reads.items():
+            given = [item for taken_from, item in taken if taken_from == name]
+            if len(given) == len(items):  # all it read is on the page: next from its Query's end
+                places[name] = READ_TO_END if last_key is None else {"M": last_key}
+            elif given:
+                places[name] = {"M": index_key(self.index, given[-1])}
+        more = any(places.get(str(partition)) != READ_TO_END for partition in self.partitions)
+        return Page([item for _, item in taken], places if more else None)
 
-        after = None
-        if start and not self.unique:
-            after = tuple(key_value(model, start, name) for name in names)
-        read = partial(self.read_partition, model, per_page, start, after, forward)
-        found = [item for partition in self.partitions for item in read(partition)]
-        if after is not None:
-            found = [i for i in found if (order(i) > after if forward else order(i) < after)]
-        found.sort(key=order, reverse=not forward)
+    def unique_page(self, model, per_page, start, forward) -> Page:
+        """Take a page, each partition read after the previous page's last item (its key there)."""
+        hash_attribute = model.get_attributes()[python_name(model, hash_key_names(self.index)[0])]
+        found = []
+        for partition in self.partitions:
+            after = None
+            if start:
+                typed = {hash_attribute.attr_type: hash_attribute.serialize(partition)}
+                after = {**start, hash_attribute.attr_name: typed}
+            found += self.read_partition(model, partition, per_page + 1, after, forward)[0]
+        found.sort(key=self.order(model), reverse=not forward)
         items = found[:per_page]
         more = len(found) > per_page
         return Page(items, index_key(self.index, items[-1]) if more else None)
 
-    def read_partition(self, model, per_page, start, after, forward, partition) -> list:
-        if self.unique:
-            resume = None
-            if start:
-                hash_attribute = model.get_attributes()[hash_key_names(self.index)[0]]
-                resume = {**start, hash_attribute.attr_name: {"S": partition}}
-            query = self.index.query(
-                partition, scan_index_forward=forward, limit=per_page + 1, last_evaluated_key=resume
-            )
-            found = (item for item in tolerant(query, model) if item is not None)
-            return list(islice(found, per_page + 1))
-        condition = None
-        if after is not None:
-            attribute = getattr(model, python_name(model, self.sort_keys[0]))
-            condition = attribute >= after[0] if forward else attribute <= after[0]
-        # A page and two more: the items tied with the last one are skipped.
+    def read_partition(self, model, partition, limit, after, forward) -> tuple[list, Key | None]:
+        """Read up to limit items of one partition after a key; return them and where it stopped."""
         query = self.index.query(
-            partition, condition, scan_index_forward=forward, limit=per_page + 2
+            partition, scan_index_forward=forward, limit=limit, last_evaluated_key=after
         )
-        return [item for item in tolerant(query, model) if item is not None]
+        items = [item for item in tolerant(query, model) if item is not None]
+        return items, query.last_evaluated_key
 
     def scope(self, forward: bool) -> str:
-        return f"merge:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
+        # The cursor of a tied merge holds every partition's place, not one key.
+        kind = "merge" if self.unique else "merge-places"
+        return f"{kind}:{self.index.Meta.index_name}:{'asc' if forward else 'desc'}"
 
 
 # A walk back through months ends after this many months without a sign-up in a row.
