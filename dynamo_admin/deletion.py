@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from django.utils.translation import gettext as _
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
 
 from dynamo.batch import Partition, batch_delete, batch_put
 from dynamo.exceptions import StaleVersion
@@ -14,7 +12,7 @@ from dynamo.models import DynamoModel
 
 from .meta import label_of, meta
 from .models import DELETION, AdminLog, object_key_for
-from .writes import CANCELLED_BY_CONDITION, MAX_TRANSACTION_ITEMS
+from .writes import MAX_TRANSACTION_ITEMS, TRANSACTION_CONFLICT, Cancelled, Write, write_together
 
 
 def delete_with_related(
@@ -50,30 +48,32 @@ def delete_with_related(
         for partition in owned:
             partition.delete()
     # Copies the system keeps (a search index's entries) go without entries of their own.
-    logged = [child for child in related if getattr(type(child), "keeps_history", True)]
+    logged = [child for child in related if keeps_history(child)]
     # Each item a delete action, each logged one and the item itself an entry too.
     fits = len(related) + len(logged) + 2 <= 2 * MAX_TRANSACTION_ITEMS
     together = related if fits else []
-    connection = type(item)._get_connection().connection  # metered like every other call
+    writes = [
+        Write(None, None, child, DELETION, checked=False, logged=keeps_history(child))
+        for child in together
+    ]
+    writes.append(Write(None, None, item, DELETION))
+    for write in writes:  # each entry from the admin's hook, written with its delete
+        write.entry = entry(write.item) if write.logged else None
     try:
-        with TransactWrite(connection=connection) as transaction:
-            for child in together:
-                transaction.delete(child, add_version_condition=False)
-            unversioned = meta(type(item)).version_name is None
-            still_there = type(item)._hash_key_attribute().exists() if unversioned else None
-            transaction.delete(item, condition=still_there)
-            for deleted in (*(logged if together else ()), item):
-                transaction.save(entry(deleted))
-    except TransactWriteError as exc:
-        reasons = [r for r in (exc.cancellation_reasons or []) if r is not None]
-        if any(r.code == CANCELLED_BY_CONDITION for r in reasons):
+        write_together(writes, actor)
+    except Cancelled as exc:
+        names = {"name": meta(type(item)).verbose_name, "item": label_of(item)}
+        if all(code == TRANSACTION_CONFLICT for _write, code in exc.failures):
+            message = _(
+                "Another write to this %(name)s (%(item)s) ran at the same moment; nothing "
+                "was deleted. Try again."
+            )
+        else:
             message = _(
                 "Someone else changed or deleted this %(name)s (%(item)s) since the page was "
                 "shown; nothing was deleted."
             )
-            names = {"name": meta(type(item)).verbose_name, "item": label_of(item)}
-            raise StaleVersion(message % names) from exc
-        raise
+        raise StaleVersion(message % names) from exc
     if not together:
         by_model: dict[type[DynamoModel], list[DynamoModel]] = {}
         for child in related:
@@ -83,3 +83,8 @@ def delete_with_related(
         batch_put(AdminLog, [entry(child) for child in logged])
     for deleted in (item, *logged):
         AdminLog.forget(object_key_for(deleted))
+
+
+def keeps_history(item: DynamoModel) -> bool:
+    """Return whether an item's writes are logged (not a copy the system keeps, `keeps_history`)."""
+    return getattr(type(item), "keeps_history", True)

@@ -45,6 +45,8 @@ class Write:
     # A new item's attributes its model does not declare, as stored (an import's whole item).
     undeclared: dict[str, Any] = field(default_factory=dict)
     rows_written: bool = False  # the item's rows kept in sync went in its transaction
+    logged: bool = True  # a History entry goes with it (not for a copy the system keeps)
+    checked: bool = True  # on the version or values read (not a row deleted with its parent)
 
     def __post_init__(self) -> None:
         if self.form is not None:
@@ -96,7 +98,8 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
     """
     requests: list[dict[str, Any]] = []
     owners: list[Write | None] = []  # the write each request is for (None: an entry, a row)
-    room = TRANSACTION_LIMIT - 2 * len(writes) - len(updates)
+    logged = [w for w in writes if w.logged]
+    room = TRANSACTION_LIMIT - len(writes) - len(logged) - len(updates)
     stamped = [w.item for w in writes if isinstance(w.item, DynamoModel)]
     stamps = {id(item): (item.created_at, item.updated_at) for item in stamped}
     versioned = []
@@ -105,7 +108,7 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         owners.append(write)
         if write.action != DELETION and meta(type(write.item)).version_name:
             versioned.append(write.item)
-    for write in writes:  # each item's history entry, in the same all-or-nothing request
+    for write in logged:  # each item's history entry, in the same all-or-nothing request
         entry = write.entry or AdminLog.entry_for(
             write.item, write.action, actor, log_changes(write)
         )
@@ -169,6 +172,8 @@ def item_request(write: Write) -> dict[str, Any]:
     item, model = write.item, type(write.item)
     unversioned = meta(model).version_name is None
     still_there = model._hash_key_attribute().exists()
+    if write.action == DELETION and not write.checked:
+        return {"Delete": item.get_delete_kwargs_from_instance(add_version_condition=False)}
     if write.action == DELETION:
         condition = still_there if unversioned else None
         return {"Delete": item.get_delete_kwargs_from_instance(condition=condition)}
