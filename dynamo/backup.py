@@ -33,16 +33,19 @@ class Record:
         return (self.model, *(_hashable(self.item[n]) for n in self.model.key_attribute_names()))
 
 
-def scan_items(model, condition=None, page_size: int = 1000) -> Iterator[dict[str, Any]]:
+def scan_items(
+    model, condition=None, page_size: int = 1000, consistent_read: bool = True
+) -> Iterator[dict[str, Any]]:
     """Yield every stored item of a model's table as the client returns it (paginated Scan).
 
-    Consistent, so a backup taken right after a write holds it; `condition` (a PynamoDB
-    condition) filters on the server. Any PynamoDB model's table: a backup's or an export's.
+    Consistent by default, so a backup taken right after a write holds it (an export reads
+    eventually consistent, at half the cost); `condition` (a PynamoDB condition) filters on
+    the server. Any PynamoDB model's table: a backup's or an export's.
     """
     client = meter.instrument(model._get_connection().connection.client)
     request: dict[str, Any] = {
         "TableName": model.Meta.table_name,
-        "ConsistentRead": True,
+        "ConsistentRead": consistent_read,
         "Limit": page_size,
     }
     if condition is not None:

@@ -28,7 +28,8 @@ def escaped(cell: str) -> str:
     """Return a cell a spreadsheet shows as text, never runs (OWASP's CSV injection advice)."""
     if not cell:
         return cell
-    if cell.startswith(ESCAPE) or (cell.startswith(FORMULA_STARTS) and not _is_number(cell)):
+    negative_number = cell.startswith("-") and _is_number(cell)
+    if cell.startswith(ESCAPE) or (cell.startswith(FORMULA_STARTS) and not negative_number):
         return ESCAPE + cell
     return cell
 

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.contrib import admin
 from django.utils.translation import gettext as _
 from pynamodb.attributes import MapAttribute
 from pynamodb.models import Model
@@ -98,7 +99,7 @@ def shown_raw(model_admin, request, item: Model) -> dict[str, Any]:
 
 def scan_raw(model: type[Model], condition=None) -> Iterator[dict[str, Any]]:
     """Yield the model's items as stored (a paginated Scan): on a shared table, its own only."""
-    for raw in backup.scan_items(model, condition):
+    for raw in backup.scan_items(model, condition, consistent_read=False):
         if load(model, raw) is not None:
             yield raw
 
@@ -126,8 +127,6 @@ def ended(lines: Iterable[str], kind: str) -> Iterator[str]:
 
 def model_admin_named(label: str):
     """Return the admin of the registered PynamoDB model `app_label.ModelName`, or None."""
-    from django.contrib import admin
-
     app_label, _sep, name = label.partition(".")
     for model, model_admin in admin.site._registry.items():
         opts = meta(model) if isinstance(model, type) and issubclass(model, Model) else None

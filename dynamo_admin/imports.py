@@ -39,7 +39,6 @@ from .stored import load, misfits_of, raw_of
 
 NEW, CHANGED, UNCHANGED, REFUSED, LOST = "new", "changed", "unchanged", "refused", "lost"
 STATUSES = (NEW, CHANGED, UNCHANGED, REFUSED)
-__all__ = ["BadFile", "Importer", "Row", "csv_records", "jsonl_records"]
 
 
 @dataclass
@@ -205,8 +204,7 @@ class Importer:
                 yield Row(number, REFUSED, message=message % {"line": self.seen[key]})
                 continue
             self.seen[key] = number
-            row = self.row(number, record, stored.get(key), commit, expected)
-            yield row
+            yield self.row(number, record, stored.get(key), commit, expected)
 
     def key_of(self, record: Any) -> tuple[Any, ...] | str:
         """Return a record's key values, or what is wrong with the record or its key."""
@@ -264,7 +262,8 @@ class Importer:
         if not form.is_valid():
             row.message = form_errors(form)
             return row
-        saved, stale = admin.save_forms(request, form, item, [], commit=commit)
+        # Without the permission the row is only planned: it is refused if it would write.
+        saved, stale = admin.save_forms(request, form, item, [], commit=commit and allowed)
         row.item = saved if saved is not None else item
         if saved is None:
             row.status = LOST if stale is not None else REFUSED

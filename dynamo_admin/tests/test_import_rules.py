@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.contrib import admin
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from hypothesis import HealthCheck, given, settings
@@ -185,3 +186,23 @@ def test_generated_csv_rows_never_raise_past_the_importer(fiction, cells):
         assert str(exc)
     else:
         assert all(row.status in ("new", "changed", "unchanged", "refused") for row in rows)
+
+
+def test_a_row_this_user_may_not_write_is_not_written_when_the_others_are(db, fiction):
+    """--skip-refused writes the rows the user may write, never the refused one."""
+    from .conftest import logged_in, staff
+
+    editor = logged_in(staff("ed", "library.view_book", "library.change_book"))
+    text = (
+        "shelf,isbn,title,genre,copies\n"
+        "F1,9780140449136,Crime and Punishment,Fiction,5\n"
+        "F1,9780000000001,Emma,Fiction,1\n"
+    )
+    file = SimpleUploadedFile("b.csv", text.encode())
+    page = editor.post("/admin/library/book/import/", {"file": file}).content.decode()
+    payload = page.split('name="payload" value="')[1].split('"')[0]
+
+    editor.post("/admin/library/book/import/", {"payload": payload, "skip_refused": "on"})
+
+    assert Book.get("F1", "9780140449136").copies == 5
+    assert Book.get_or_none("F1", "9780000000001") is None
