@@ -212,7 +212,7 @@ class Importer:
             return record
         names = meta(self.model).key_names
         attributes = self.model.get_attributes()
-        if all(isinstance(v, dict) for v in record.values()):  # a raw item (JSON Lines)
+        if _is_raw(record):  # a whole item (JSON Lines)
             key_raw = {attributes[n].attr_name: record[attributes[n].attr_name] for n in names}
             item = load(self.model, key_raw)
             if item is None or misfits_of(item):
@@ -234,7 +234,7 @@ class Importer:
         if expected is not None and expected.get(str(number)) != stored_digest(stored):
             row.status, row.message = LOST, _("changed by someone else since the preview")
             return row
-        request, admin = self.request, self.admin
+        admin, request = self.admin, self.request
         allowed = (
             admin.has_add_permission(request)
             if current is None
@@ -248,17 +248,7 @@ class Importer:
         except RowRefused as exc:
             row.message = str(exc)
             return row
-        form_class = admin.get_form(request, item, change=item is not None, fields=editable)
-        data = {}
-        for name in editable:
-            data.update(posted(form_class.base_fields[name], name, values[name]))
-        if item is not None:
-            initial = initial_for(item, editable)
-            version = initial[VERSION_FIELD]
-            data[VERSION_FIELD] = "" if version is None else str(version)
-            data[SHOWN_FIELD] = initial[SHOWN_FIELD]
-        form = form_class(data, item=item)
-        form.undeclared = undeclared
+        form = self.form_for(item, values, editable, undeclared)
         if not form.is_valid():
             row.message = form_errors(form)
             return row
@@ -269,7 +259,7 @@ class Importer:
             row.status = LOST if stale is not None else REFUSED
             row.message = form_errors(form)
             return row
-        changes = getattr(form, "changes", {})
+        changes = form.changes
         if current is None:
             row.status = NEW
         else:
@@ -285,6 +275,23 @@ class Importer:
         hidden = secret_fields(self.model)
         row.changes = {n: [HIDDEN, HIDDEN] if n in hidden else v for n, v in changes.items()}
         return row
+
+    def form_for(self, item: Model | None, values, editable: list[str], undeclared):
+        """Return the bound form a change page would post for these values of the item."""
+        form_class = self.admin.get_form(
+            self.request, item, change=item is not None, fields=editable
+        )
+        data = {}
+        for name in editable:
+            data.update(posted(form_class.base_fields[name], name, values[name]))
+        if item is not None:  # the version and values read, as the page carries them
+            initial = initial_for(item, editable)
+            version = initial[VERSION_FIELD]
+            data[VERSION_FIELD] = "" if version is None else str(version)
+            data[SHOWN_FIELD] = initial[SHOWN_FIELD]
+        form = form_class(data, item=item)
+        form.undeclared = undeclared
+        return form
 
     def typed(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Return a raw item's values by attribute name, typed by the model; refuse misfits."""
