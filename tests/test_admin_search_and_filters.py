@@ -222,3 +222,18 @@ def test_a_narrowed_query_reads_a_bounded_number_of_calls_a_page_and_pages_on(
 
     assert seen == ["user11", "user05", "user00"]
     assert max(per_page) <= 3  # never a walk of the whole shard for one page
+
+
+def test_an_export_refuses_a_filter_the_listing_cannot_apply(
+    admin_client_, ranked_learners, monkeypatch
+):
+    from stats.admin import UserStatsAdmin
+
+    monkeypatch.setattr(UserStatsAdmin, "list_filter", [StreakBreaksFilter, RemindedFilter])
+
+    response = admin_client_.get(
+        f"{STATS}export/", {"breaks": "yes", "reminded": "yes", "format": "csv"}
+    )
+
+    assert response.status_code == 400
+    assert "only the streak breaks filter applies" in html.unescape(response.content.decode())

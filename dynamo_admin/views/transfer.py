@@ -57,6 +57,13 @@ class TransferViews:
             cl = self.get_changelist_instance(listing)
         except BadQuery as exc:
             return self.bad_request(request, str(exc))
+        if cl.not_applied:  # the listing says so on its page; a file could only lose it
+            message = _(
+                "An export holds exactly what the listing chose, but only the %(applied)s filter "
+                "applies to this read, not %(others)s. Export with one of them at a time."
+            )
+            others = ", ".join(cl.not_applied)
+            return self.bad_request(request, message % {"applied": cl.applied, "others": others})
         if kind not in exports.FORMATS:
             return self.render_export_page(request, cl, listing.GET.urlencode())
         if kind == "jsonl":
