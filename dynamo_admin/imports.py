@@ -127,6 +127,14 @@ def csv_records(model: type[Model], lines: Iterable[str]) -> Iterator[tuple[int,
             yield number, dict(zip(header, cells, strict=True))
 
 
+def file_format(name: str, text: str) -> str:
+    """Return a file's format: by its extension, else JSON Lines if it starts with `{`."""
+    suffix = name.lower().rpartition(".")[2]
+    if suffix in ("csv", "jsonl", "ndjson", "json"):
+        return "csv" if suffix == "csv" else "jsonl"
+    return "jsonl" if text.lstrip("\ufeff \t\r\n").startswith("{") else "csv"
+
+
 def records_of(model: type[Model], kind: str, lines: Iterable[str]):
     return csv_records(model, lines) if kind == "csv" else jsonl_records(model, lines)
 

@@ -109,3 +109,38 @@ def test_a_bulk_change_of_category_reaches_the_learners_copies(page, site):
     assert Skill.get("go").category == Skill.get("python").category == "Backend"
     call_command("sync_user_skills", "--pending")  # what the scheduler runs
     assert UserSkill.get("alice", "go").category == "Backend"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_listing_exported_then_imported_changes_only_the_edited_cell(
+    browser, site, width, tmp_path
+):
+    """The admin's Export, one cell edited in the file, then its Import: one row changed."""
+    with staff_page(
+        browser, site, accept_downloads=True, viewport={"width": width, "height": 900}
+    ) as (page, problems):
+        page.goto(f"{site}/admin/catalog/skill/")
+        page.click("a.export-link")
+        with page.expect_download() as download:
+            page.click("button[value=csv]")
+        path = tmp_path / download.value.suggested_filename  # where the browser saves it
+        download.value.save_as(path)
+        rows = list(csv.reader(io.StringIO(path.read_text())))
+        column = rows[0].index("category")
+        edited = next(row for row in rows[1:] if row[0] == "go")
+        edited[column] = "DevOps"
+        buffer = io.StringIO()
+        csv.writer(buffer).writerows(rows)
+        path.write_text(buffer.getvalue())
+
+        page.goto(f"{site}/admin/catalog/skill/import/")
+        page.set_input_files("#id_file", str(path))
+        page.click("input[type=submit][value=Preview]")
+        preview = page.inner_text("#content-main")
+        page.click("input[type=submit][value='Confirm import']")
+
+        assert f"0 new, 1 changed, {len(rows) - 2} unchanged, 0 refused" in preview
+        assert "1 changed" in page.inner_text(".messagelist")
+        assert Skill.get("go").category == "DevOps"
+        assert Skill.get("python").version == 1
+    assert problems == []

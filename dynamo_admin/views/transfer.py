@@ -138,7 +138,7 @@ class TransferViews:
                 except UnicodeDecodeError:
                     context["error"] = _("The file is not UTF-8 text.")
                 else:
-                    kind = "csv" if upload.name.lower().endswith(".csv") else "jsonl"
+                    kind = imports.file_format(upload.name, text)
                     return self.preview_import(request, text, kind, upload.name)
         return self.render_import_page(request, context)
 

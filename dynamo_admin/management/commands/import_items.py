@@ -18,6 +18,7 @@ from dynamo_admin.imports import (
     UNCHANGED,
     Importer,
     command_request,
+    file_format,
     records_of,
 )
 
@@ -35,7 +36,11 @@ class Command(DynamoCommand):
     def add_arguments(self, parser):
         parser.add_argument("model", help="app_label.ModelName, as registered in the admin")
         parser.add_argument("file", help="A .jsonl or .csv file")
-        parser.add_argument("--format", choices=("jsonl", "csv"), help="Default: by extension.")
+        parser.add_argument(
+            "--format",
+            choices=("jsonl", "csv"),
+            help="Default: by extension (.csv, .jsonl), else JSON Lines if the file starts with {.",
+        )
         add_dry_run_argument(parser, "Plan and report; write nothing.")
         parser.add_argument(
             "--skip-refused",
@@ -51,7 +56,8 @@ class Command(DynamoCommand):
         path = Path(options["file"])
         if not path.is_file():
             raise CommandError(f"No file {path}.")
-        kind = options["format"] or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+        with path.open(encoding="utf-8", errors="replace") as start:
+            kind = options["format"] or file_format(path.name, start.read(1024))
         importer = Importer(model_admin, command_request(options["user"]))
 
         def rows(commit: bool):
