@@ -1,10 +1,9 @@
-"""Items as stored: read whatever the table holds, and written back as only what changed.
+"""Items as stored: read whatever the table holds, whatever its model declares.
 
 The admin serves tables it did not make. An item may carry attributes its model does not
 declare, or a value of another type than its model says (a number stored as a string set): it
 is still listed, opened and deleted, the attribute that does not fit shown as stored and
-never rewritten. A save is one UpdateItem of the attributes whose values changed, so every
-other attribute, declared or not, stays as it was.
+never rewritten (what a save writes is in writes.py).
 """
 
 from __future__ import annotations
@@ -15,22 +14,13 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-from pynamodb.attributes import (
-    AttributeContainer,
-    BinarySetAttribute,
-    NumberSetAttribute,
-    UnicodeSetAttribute,
-)
+from pynamodb.attributes import AttributeContainer
 from pynamodb.constants import ITEM
 from pynamodb.models import Model
 
 from dynamo import limits
 from dynamo.codec import encode
 from dynamo.models import DynamoModel
-
-from .meta import meta
-
-SET_ATTRIBUTES = (UnicodeSetAttribute, NumberSetAttribute, BinarySetAttribute)
 
 
 def load(model: type[Model], raw: dict[str, Any]) -> Model | None:
@@ -117,66 +107,6 @@ def get_item(model: type[Model], key: tuple[Any, ...], consistent_read: bool = F
     )
     raw = (data or {}).get(ITEM)
     return load(model, raw) if raw else None
-
-
-def loaded_value(item: Model, name: str) -> Any:
-    """Return an attribute's value as read from the table, its default where it was absent."""
-    attribute = item.get_attributes()[name]
-    raw = raw_of(item).get(attribute.attr_name)
-    if raw is not None and "NULL" not in raw:
-        return attribute.deserialize(attribute.get_value(raw))
-    default = attribute.default
-    return default() if callable(default) else default
-
-
-def serialized(attribute, value: Any) -> Any:
-    """Return a value as the attribute stores it, to compare two values by what they store."""
-    if value is None or (isinstance(attribute, SET_ATTRIBUTES) and not value):
-        return None
-    return attribute.serialize(value)
-
-
-def changed_names(item: Model) -> list[str]:
-    """Return the attributes whose values differ from what was read (keys and version aside)."""
-    opts = meta(type(item))
-    skipped = {*opts.key_names, opts.version_name, *misfits_of(item)}
-    return [
-        name
-        for name, attribute in item.get_attributes().items()
-        if name not in skipped
-        and serialized(attribute, getattr(item, name))
-        != serialized(attribute, loaded_value(item, name))
-    ]
-
-
-def update_actions(item: Model, names: list[str]) -> list[Any]:
-    """Return the UpdateItem actions writing these attributes: SET a value, REMOVE an absence."""
-    actions = []
-    attributes = item.get_attributes()
-    for name in names:
-        attribute, value = attributes[name], getattr(item, name)
-        if serialized(attribute, value) is None:
-            actions.append(attribute.remove())
-        else:
-            actions.append(attribute.set(value))
-    return actions
-
-
-def shown_condition(model: type[Model], shown: dict[str, Any], names: list[str]):
-    """Return the condition that each of these attributes still holds the value shown.
-
-    `shown` maps names to the raw values the page showed (None: absent). With no version
-    attribute this is how a save finds that someone else changed what it changes.
-    """
-    attributes = model.get_attributes()
-    condition = attributes[meta(model).key_names[0]].exists()
-    for name in names:
-        attribute, raw = attributes[name], shown.get(name)
-        if raw is None:
-            condition &= attribute.does_not_exist()
-        else:
-            condition &= attribute == attribute.deserialize(attribute.get_value(raw))
-    return condition
 
 
 def full_clean(item: Model) -> None:

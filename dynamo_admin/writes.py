@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
+from pynamodb.attributes import BinarySetAttribute, NumberSetAttribute, UnicodeSetAttribute
 from pynamodb.connection.base import BOTOCORE_EXCEPTIONS
 from pynamodb.constants import KEY, TRANSACT_ITEMS, TRANSACT_WRITE_ITEMS
 from pynamodb.exceptions import TransactWriteError
@@ -18,7 +19,7 @@ from dynamo.models import DynamoModel, taken_key_message
 
 from .meta import label_of, meta, pk_of
 from .models import ADDITION, DELETION, AdminLog, object_key_for
-from .stored import changed_names, shown_condition, update_actions
+from .stored import misfits_of, raw_of
 
 if TYPE_CHECKING:
     from .forms import ItemForm
@@ -188,6 +189,70 @@ def item_request(write: Write) -> dict[str, Any]:
         condition = shown_condition(model, write.shown, list(write.changes))
     actions = update_actions(item, changed_names(item))
     return {"Update": item.get_update_kwargs_from_instance(actions, condition=condition)}
+
+
+# --- what a change writes: the attributes whose values differ from what was read ----------
+SET_ATTRIBUTES = (UnicodeSetAttribute, NumberSetAttribute, BinarySetAttribute)
+
+
+def loaded_value(item: Model, name: str) -> Any:
+    """Return an attribute's value as read from the table, its default where it was absent."""
+    attribute = item.get_attributes()[name]
+    raw = raw_of(item).get(attribute.attr_name)
+    if raw is not None and "NULL" not in raw:
+        return attribute.deserialize(attribute.get_value(raw))
+    default = attribute.default
+    return default() if callable(default) else default
+
+
+def serialized(attribute, value: Any) -> Any:
+    """Return a value as the attribute stores it, to compare two values by what they store."""
+    if value is None or (isinstance(attribute, SET_ATTRIBUTES) and not value):
+        return None
+    return attribute.serialize(value)
+
+
+def changed_names(item: Model) -> list[str]:
+    """Return the attributes whose values differ from what was read (keys and version aside)."""
+    opts = meta(type(item))
+    skipped = {*opts.key_names, opts.version_name, *misfits_of(item)}
+    return [
+        name
+        for name, attribute in item.get_attributes().items()
+        if name not in skipped
+        and serialized(attribute, getattr(item, name))
+        != serialized(attribute, loaded_value(item, name))
+    ]
+
+
+def update_actions(item: Model, names: list[str]) -> list[Any]:
+    """Return the UpdateItem actions writing these attributes: SET a value, REMOVE an absence."""
+    actions = []
+    attributes = item.get_attributes()
+    for name in names:
+        attribute, value = attributes[name], getattr(item, name)
+        if serialized(attribute, value) is None:
+            actions.append(attribute.remove())
+        else:
+            actions.append(attribute.set(value))
+    return actions
+
+
+def shown_condition(model: type[Model], shown: dict[str, Any], names: list[str]):
+    """Return the condition that each of these attributes still holds the value shown.
+
+    `shown` maps names to the raw values the page showed (None: absent). With no version
+    attribute this is how a save finds that someone else changed what it changes.
+    """
+    attributes = model.get_attributes()
+    condition = attributes[meta(model).key_names[0]].exists()
+    for name in names:
+        attribute, raw = attributes[name], shown.get(name)
+        if raw is None:
+            condition &= attribute.does_not_exist()
+        else:
+            condition &= attribute == attribute.deserialize(attribute.get_value(raw))
+    return condition
 
 
 def key_taken(item: Model) -> str:
