@@ -17,7 +17,6 @@ import pytest
 from django.contrib.admin.utils import quote
 from django.test import Client
 from django.urls import path
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute, UTCDateTimeAttribute
 from pynamodb.models import Model
 
 from dynamo_admin import ModelAdmin
@@ -25,64 +24,11 @@ from dynamo_admin.display import plain
 from dynamo_admin.models import CHANGE, AdminLog
 from dynamo_admin.sites import DynamoAdminSite
 
+from .samples.archives import Archive, BlankArchive, FragileArchive, NumberedArchive
+
 URLCONF = f"{__package__}.odd_data_urls"  # a module made by the `pages` fixture
 ARCHIVED = datetime(2026, 3, 1, 9, 30)  # naive, as the archive job stored it
 ARCHIVED_TEXT = "March 1, 2026, 9:30 a.m. UTC"  # not 5:30 p.m.: Manila is the admin's zone
-
-
-class NaiveDateTimeAttribute(UTCDateTimeAttribute):
-    """A time stored as ISO text without an offset and read back naive, as an archive job does.
-
-    Its own serialisation makes it read-only on the change page, shown through display().
-    """
-
-    def serialize(self, value: datetime) -> str:
-        if value.tzinfo is not None:
-            value = value.astimezone(UTC).replace(tzinfo=None)
-        return value.isoformat()
-
-    def deserialize(self, value: str) -> datetime:
-        return datetime.fromisoformat(value)
-
-
-class Archive(Model):
-    """Archived copies: `__str__` is the title, None for an untitled or a key-only item."""
-
-    class Meta:
-        table_name = "OddArchive"
-        region = "us-east-1"
-        aws_access_key_id = "testing"
-        aws_secret_access_key = "testing"
-        billing_mode = "PAY_PER_REQUEST"
-
-    shelf = UnicodeAttribute(hash_key=True)
-    number = NumberAttribute(range_key=True)
-    title = UnicodeAttribute(null=True)
-    archived_at = NaiveDateTimeAttribute(null=True)
-
-    def __str__(self):
-        return self.title
-
-
-class FragileArchive(Archive):
-    """The same table; `__str__` raises on an untitled item."""
-
-    def __str__(self):
-        return self.title.upper()
-
-
-class BlankArchive(Archive):
-    """The same table; `__str__` is empty on an untitled item."""
-
-    def __str__(self):
-        return self.title or ""
-
-
-class NumberedArchive(Archive):
-    """The same table; `__str__` returns the number itself, not text."""
-
-    def __str__(self):
-        return self.number
 
 
 MODELS = (Archive, FragileArchive, BlankArchive, NumberedArchive)
@@ -115,7 +61,7 @@ def admin_pages(librarian, settings) -> Iterator[Client]:
 
 
 def url_of(model: type[Model], page: str = "") -> str:
-    return f"/admin/dynamo_admin/{model.__name__.lower()}/{page}"
+    return f"/admin/samples/{model.__name__.lower()}/{page}"
 
 
 def item_url(model: type[Model], page: str) -> str:
