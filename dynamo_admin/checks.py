@@ -81,10 +81,12 @@ def check_list_filter(model_admin) -> list[checks.CheckMessage]:
 def check_search_fields(model_admin) -> list[checks.CheckMessage]:
     errors = []
     keys = stored_key_names(model_admin.model)
+    by_python_name = dict(zip(meta(model_admin.model).key_names, keys, strict=True))
     words = getattr(model_admin.model, "word_index", None)
     worded = set(words.fields) if words is not None else set()
     for entry in model_admin.search_fields:
         name = entry.lstrip("=^")
+        name = by_python_name.get(name, name)  # a key named as Django names a field
         if name in worded and name not in keys:
             continue  # found through the model's word index
         if name not in keys:

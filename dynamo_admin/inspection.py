@@ -449,8 +449,5 @@ def admin_source(inspected: list[Inspected], models_module: str = ".models") -> 
 
 
 def _search_fields(hash_key: Attribute) -> str:
-    """Return the search by partition key: search_fields name a key by its stored name."""
-    entry = f"={hash_key.stored}"
-    if entry.lstrip("=^") != hash_key.stored:
-        return "# No search_fields: the partition key's stored name starts with = or ^."
-    return f"search_fields = {_tuple([entry])}"
+    """Return the search by partition key, naming the key as Django names a field."""
+    return f"search_fields = {_tuple([f'={hash_key.python}'])}"

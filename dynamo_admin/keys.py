@@ -165,3 +165,13 @@ def stored_key_names(model: type[Model]) -> list[str]:
     """Return the stored names of the table's key attributes, hash key first."""
     attributes = model.get_attributes()
     return [attributes[name].attr_name for name in meta(model).key_names]
+
+
+def searched(model: type[Model], search_fields, name: str, how: str) -> bool:
+    """Return whether search_fields hold `how` (`=` or `^`) on this attribute.
+
+    An entry names the attribute as Django's search_fields name a field, or as stored (the
+    name the checks and `inspect_tables` use): both mean the same attribute.
+    """
+    stored = model.get_attributes()[name].attr_name
+    return f"{how}{name}" in search_fields or f"{how}{stored}" in search_fields

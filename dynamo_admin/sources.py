@@ -29,6 +29,7 @@ from .keys import (
     parse_key_value,
     python_name,
     range_key_names,
+    searched,
     stored_key_names,
 )
 from .meta import meta, pk_of
@@ -495,7 +496,7 @@ def word_search(
     """Return the word search, led by the exact key when `=<hash key>` is searched too."""
     hash_name = meta(model).key_names[0]
     exact = None
-    if f"={hash_name}" in search_fields and len(key_terms(text)) == 1:
+    if searched(model, search_fields, hash_name, "=") and len(key_terms(text)) == 1:
         try:
             exact = (parse_key_value(model.get_attributes()[hash_name], text.strip()),)
         except ValueError:
@@ -550,7 +551,7 @@ def terms_search(model: type[DynamoModel], search_fields: Sequence[str], text: s
     """Return the key lookup of a search's terms: a GetItem or a Query on the table."""
     attributes = model.get_attributes()
     hash_name, *range_names = meta(model).key_names
-    prefix = bool(range_names) and f"^{range_names[0]}" in search_fields
+    prefix = bool(range_names) and searched(model, search_fields, range_names[0], "^")
     terms = key_terms(text)
     if not terms:
         raise ValueError(_("Search by key: type a key value, not only separators."))

@@ -344,3 +344,18 @@ def test_the_admins_pages_are_not_cut_by_the_request_deadline(staff, settings, m
     assert served.status_code == 200 and "Book 101 Title" in served.content.decode()
     with pytest.raises(EngineUnavailable):  # a 503 where EngineFailureMiddleware is installed
         staff.get(PRODUCT)
+
+
+def test_search_fields_name_a_key_as_django_does_or_as_stored():
+    """`=id` (the Python name) and `=Id` (the stored name) are one search and pass the checks."""
+    from dynamo_admin.checks import check_search_fields
+    from dynamo_admin.keys import searched
+    from dynamo_admin.options import DynamoModelAdmin
+
+    for spelling in ("=id", "=Id"):
+        model_admin = type("Admin", (DynamoModelAdmin,), {"search_fields": (spelling,)})(
+            samples.ProductCatalog, None
+        )
+        assert check_search_fields(model_admin) == [], spelling
+        assert searched(samples.ProductCatalog, (spelling,), "id", "=")
+    assert not searched(samples.ProductCatalog, ("=Title",), "id", "=")

@@ -259,14 +259,14 @@ def test_a_renamed_attribute_says_why_in_a_comment_without_its_name():
     assert f'    save_ = UnicodeAttribute(attr_name="{FULL_SAVE}")\n' in source
 
 
-def test_the_admin_stub_searches_the_partition_key_by_its_stored_name(app):
+def test_the_admin_stub_searches_the_partition_key_by_its_python_name(app):
     tables = [table("team-events", keys=["team id", "at"]), table("odd", keys=["=x"])]
 
-    write_and_check(tables)  # its system checks pass (dynamo_admin.E002 named "=team_id")
+    write_and_check(tables)  # its system checks pass (dynamo_admin.E002 named none)
 
     source = inspection.admin_source([inspection.inspect(t, set()) for t in tables])
-    assert '    list_display = ("team_id", "at")\n    search_fields = ("=team id",)\n' in source
-    assert "# No search_fields: the partition key's stored name starts with = or ^." in source
+    assert '    list_display = ("team_id", "at")\n    search_fields = ("=team_id",)\n' in source
+    assert 'search_fields = ("=x",)' in source  # "=x" stored, `x` in Python
 
 
 names = st.one_of(
@@ -305,7 +305,7 @@ def test_a_module_that_does_not_compile_is_refused_and_nothing_is_printed():
 
 
 def test_the_sample_product_catalog_admin_passes_the_system_checks():
-    # It searched "=id", its Python name: search_fields name a key as stored ("Id").
+    # It searches "=id", the key's Python name ("Id" as stored), as Django names a field.
     assert admin.site._registry[samples.ProductCatalog].check() == []
 
 
