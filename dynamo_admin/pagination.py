@@ -15,8 +15,11 @@ from django.utils.translation import gettext as _
 from dynamo import cursors
 from dynamo.cursors import InvalidCursor
 
-# Links keep at most this many earlier pages; a deeper "previous" restarts at the first page.
+# Links keep at most this many earlier pages, in a token of at most this many characters
+# (servers refuse long request lines: gunicorn's limit is 4,094): the oldest pages go first,
+# and a "previous" past the ones kept restarts at the first page.
 MAX_TRAIL = 100
+MAX_TOKEN_CHARS = 2000
 
 Key = dict[str, Any]
 
@@ -45,7 +48,12 @@ def encode(position: Position, scope: str) -> str:
     """Return the signed token for a position, bound to one listing."""
     if position.start is None:
         return ""
-    return cursors.sign({"k": position.start, "t": [key or {} for key in position.trail]}, scope)
+    trail = [key or {} for key in position.trail]
+    while True:
+        token = cursors.sign({"k": position.start, "t": trail}, scope)
+        if len(token) <= MAX_TOKEN_CHARS or not trail:
+            return token
+        trail = trail[max(1, len(trail) // 4) :]
 
 
 def decode(token: str | None, scope: str) -> Position:

@@ -173,3 +173,25 @@ def test_65_books_of_one_title_over_two_genres_take_7_pages_of_10(
         response = engine_client.get(previous)
         back.append(listed(response))
     assert back[::-1] == found
+
+
+def test_a_deep_link_stays_short_enough_for_a_request_line():
+    """Each partition's place makes a merge's keys long: the oldest earlier pages give way."""
+    from hashlib import sha256
+
+    from dynamo_admin.pagination import MAX_TOKEN_CHARS, Position, decode, encode
+
+    def key(n: int) -> dict:  # keys that do not compress: each partition's own place
+        return {
+            f"p{g}": {"M": {"id": {"S": sha256(f"{n}/{g}".encode()).hexdigest()}}} for g in range(4)
+        }
+
+    position = Position()
+    for n in range(1, 60):
+        position = position.next(key(n))
+        token = encode(position, "merge-places:test")
+        assert len(token) <= MAX_TOKEN_CHARS
+        position = decode(token, "merge-places:test")
+
+    assert position.start == key(59)
+    assert position.previous().start == key(58)  # the nearest earlier page is kept
