@@ -89,6 +89,24 @@ def decode(value: Any, depth: int = 0) -> dict[str, Any]:
     raise BadValue(f"bad {kind} value {json.dumps(inner)[:60]}")
 
 
+def same_value(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Return whether two attribute values (the client's form) are equal: sets in any order."""
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(value: Any) -> Any:
+    if not isinstance(value, dict) or len(value) != 1:
+        return value
+    (kind, inner), *_ = value.items()
+    if kind in SET_TYPES:
+        return {kind: sorted(inner)}
+    if kind == "M":
+        return {"M": {name: _canonical(member) for name, member in inner.items()}}
+    if kind == "L":
+        return {"L": [_canonical(member) for member in inner]}
+    return value
+
+
 def loads(line: str) -> Any:
     """Return one line of JSON; raise BadValue for text that is not JSON or nests too deep."""
     try:

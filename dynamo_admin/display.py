@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Mapping
@@ -32,6 +33,8 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, Decimal):
         return str(value)
+    if isinstance(value, bytes):  # binary inside a map or a list: shown as base64 text
+        return base64.b64encode(value).decode("ascii")
     return value
 
 

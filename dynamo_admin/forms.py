@@ -267,6 +267,29 @@ def formfield_for(
     return forms.CharField(**{"strip": False, **common})
 
 
+def binary_within(value: Any) -> bool:
+    """Return whether a map or list holds binary somewhere: JSON text cannot carry it back."""
+    if isinstance(value, MapAttribute):
+        value = value.as_dict()
+    if isinstance(value, bytes):
+        return True
+    if isinstance(value, dict):
+        return any(binary_within(v) for v in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(binary_within(v) for v in value)
+    return False
+
+
+def unformable(item: Model) -> list[str]:
+    """Return the item's attributes whose values its form could not write back exactly."""
+    return [
+        name
+        for name, attribute in item.get_attributes().items()
+        if isinstance(attribute, MapAttribute | ListAttribute)
+        and binary_within(getattr(item, name, None))
+    ]
+
+
 def initial_for(item: Model, names: list[str]) -> dict[str, Any]:
     """Return a form's initial data for a stored item: its values, version and shown values."""
     attributes = item.get_attributes()

@@ -26,7 +26,7 @@ from pynamodb.models import Model
 
 from dynamo import backup
 from dynamo.batch import BATCH_GET_LIMIT, get_together
-from dynamo.codec import BadValue, decode_item, encode_item, loads
+from dynamo.codec import BadValue, decode_item, encode_item, loads, same_value
 
 from .csvfiles import BadFile, read_rows
 from .display import plain
@@ -251,8 +251,9 @@ class Importer:
         item = load(self.model, stored) if current is not None else None
         row.item = item
         try:
-            values = self.typed(record) if _is_raw(record) else record
-            editable, undeclared = self.split(item, values, raw=_is_raw(record))
+            values, extra = self.typed(record) if _is_raw(record) else (record, {})
+            editable = self.editable(item, values, raw=_is_raw(record))
+            undeclared = self.undeclared(item, extra)
         except RowRefused as exc:
             row.message = str(exc)
             return row
@@ -301,8 +302,12 @@ class Importer:
         form.undeclared = undeclared
         return form
 
-    def typed(self, raw: dict[str, Any]) -> dict[str, Any]:
-        """Return a raw item's values by attribute name, typed by the model; refuse misfits."""
+    def typed(self, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Return a raw item's declared values by attribute name, typed by the model, and its
+        undeclared attributes by stored name, as stored; refuse misfits.
+
+        Two dicts: an undeclared `title` is not the declared `Title` named `title` in Python.
+        """
         parsed = load(self.model, raw)
         if parsed is None:
             raise RowRefused(_("an item of another class"))
@@ -311,14 +316,24 @@ class Importer:
             raise RowRefused(_("%(names)s: not of the model's type") % {"names": names})
         by_stored = {a.attr_name: n for n, a in self.model.get_attributes().items()}
         values = {by_stored[k]: getattr(parsed, by_stored[k]) for k in raw if k in by_stored}
-        values.update({k: RawValue(v) for k, v in raw.items() if k not in by_stored})
-        return values
+        return values, {k: v for k, v in raw.items() if k not in by_stored}
 
-    def split(self, item: Model | None, values: dict[str, Any], raw: bool):
-        """Return the names this user may edit and a new item's undeclared attributes.
+    def undeclared(self, item: Model | None, extra: dict[str, Any]) -> dict[str, Any]:
+        """Return what a new item is added with that its model does not declare.
 
-        Refuse a row that differs anywhere else from the stored item.
+        A stored item's undeclared attributes are never written: a row must hold them as
+        stored (sets in any order), else it is refused.
         """
+        if item is None:
+            return extra
+        for name, raw in extra.items():
+            if not same_value(raw_of(item).get(name), raw):
+                message = _("%(name)s: not an attribute of the model; an import writes only those")
+                raise RowRefused(message % {"name": name})
+        return {}
+
+    def editable(self, item: Model | None, values: dict[str, Any], raw: bool) -> list[str]:
+        """Return the names this user may edit; refuse a row that differs anywhere else."""
         request, admin = self.request, self.admin
         readonly = set(admin.get_readonly_fields(request, item))
         fields = [n for n in admin.get_fields(request, item) if n not in readonly]
@@ -326,20 +341,8 @@ class Importer:
             fields += [n for n in meta(self.model).key_names if n not in fields]
         editable = [n for n in values if n in fields]
         automatic = automatic_fields(self.model)
-        undeclared = {}
         for name, value in values.items():
             if name in editable:
-                continue
-            if isinstance(value, RawValue) and item is None:
-                undeclared[name] = value.raw
-                continue
-            if isinstance(value, RawValue):
-                before = raw_of(item).get(name) if item is not None else None
-                if before != value.raw:
-                    message = _(
-                        "%(name)s: not an attribute of the model; an import writes only those"
-                    )
-                    raise RowRefused(message % {"name": name})
                 continue
             if item is None:
                 if name in automatic or value in (None, ""):
@@ -348,7 +351,7 @@ class Importer:
                 continue
             message = _("%(name)s: read-only here; leave it out of the file or as exported")
             raise RowRefused(message % {"name": name})
-        return editable, undeclared
+        return editable
 
     def as_stored(self, item: Model, name: str, value: Any, raw: bool) -> bool:
         """Return whether a value the row may not change is the item's (as stored or shown)."""
@@ -359,13 +362,6 @@ class Importer:
 
 class RowRefused(Exception):
     """A row that may not be written, with the reason."""
-
-
-@dataclass
-class RawValue:
-    """A JSON Lines value of an attribute the model does not declare, as stored."""
-
-    raw: dict[str, Any]
 
 
 def _is_raw(record: dict[str, Any]) -> bool:

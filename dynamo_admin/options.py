@@ -32,7 +32,7 @@ from .checks import DynamoModelAdminChecks
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for
-from .forms import ItemForm, formfield_for, is_editable, item_form_class
+from .forms import ItemForm, formfield_for, is_editable, item_form_class, unformable
 from .inlines import InlineFormSet
 from .keys import hash_key_names, indexes_of, key_values, object_id
 from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
@@ -108,7 +108,7 @@ class BaseDynamoAdmin:
         names += [n for n in not_editable(self.model) if n not in names]
         if obj is not None:
             names += meta(self.model).key_names
-            names += [n for n in misfits_of(obj) if n not in names]
+            names += [n for n in [*misfits_of(obj), *unformable(obj)] if n not in names]
         return names
 
     def formfield_for_dbfield(self, db_field: Attribute, request, **kwargs: Any) -> forms.Field:

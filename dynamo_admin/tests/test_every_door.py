@@ -539,12 +539,7 @@ def test_the_delete_page_deletes_the_item_with_its_entry(catalog, engine, item):
     product.assert_written(product=DELETED)
 
 
-# --- what the generated items steer clear of: each a bug, its test kept until it is mended ---
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="forms.JSONValueField.prepare_value json.dumps a map's binary value: a 500",
-)
+# --- what the generated items once steered clear of: each a bug, mended ---
 def test_the_change_page_opens_an_item_whose_map_holds_binary(catalog, engine):
     product = put_product(
         engine,
@@ -556,18 +551,13 @@ def test_the_change_page_opens_an_item_whose_map_holds_binary(catalog, engine):
     )
     url = f"{PRODUCTS}{product.items['product'].id}/change/"
 
-    form = form_fields(catalog, url)  # a 500 before the fix
+    form = form_fields(catalog, url)  # a 500 before the fix; the map is read-only now
     saved = catalog.post(url, {**form, "title": "Scan, renamed"})
 
     assert saved.status_code == 302
     product.assert_written(product=Edit("title", "Scan, renamed", {"S": "Scan, renamed"}))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="imports.Importer.typed lets an undeclared 'title' overwrite the declared Title's value",
-)
 def test_an_undeclared_attribute_named_as_a_declared_one_is_kept_by_an_import(
     catalog, engine, tmp_path
 ):
@@ -586,11 +576,6 @@ def test_an_undeclared_attribute_named_as_a_declared_one_is_kept_by_an_import(
     assert "1 changed" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="imports.Importer.split compares an undeclared set's members in order: row refused",
-)
 def test_an_undeclared_set_listed_in_another_order_is_as_stored(catalog, engine, tmp_path):
     product = put_product(
         engine,
