@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import ValidationError
 from django.forms import formset_factory
 
@@ -38,7 +39,12 @@ class InlineItemForm(ItemForm):
             fixed = self.fields if not self.can_change_stored else self.key_names
             for name in fixed:
                 if name in self.fields and name not in (KEY_FIELD, VERSION_FIELD, SHOWN_FIELD):
-                    self.fields[name].disabled = True
+                    field = self.fields[name]
+                    field.disabled = True
+                    if isinstance(field.widget, AutocompleteSelect):
+                        # A fixed value has nothing to search: a text input shows the same
+                        # value without select2's markup and script.
+                        field.widget = forms.TextInput()
 
     @property
     def stored_key(self) -> str:

@@ -69,3 +69,14 @@ def test_the_user_skill_form_uses_djangos_autocomplete_widget(admin_client_, cat
     assert 'class="admin-autocomplete"' in page
     assert 'data-ajax--url="/admin/autocomplete/"' in page
     assert "admin/js/autocomplete.js" in page
+
+
+def test_a_stored_rows_fixed_skill_is_a_disabled_text_input_the_new_rows_search(
+    admin_client_, alice
+):
+    """A stored row's key cannot change, so it has nothing to search: select2 only where it can."""
+    page = admin_client_.get("/admin/users/user/alice/change/").content.decode()
+
+    assert '<input type="text" name="userskill-0-skill_id" value="python" disabled' in page
+    assert '<select name="userskill-0-skill_id"' not in page
+    assert 'id="id_userskill-1-skill_id" class="admin-autocomplete"' in page
