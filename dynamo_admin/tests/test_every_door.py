@@ -42,6 +42,7 @@ from dynamo_admin.forms import VERSION_FIELD
 from dynamo_admin.meta import meta
 from dynamo_admin.models import AdminLog
 
+from .budget import examples
 from .conftest import logged_in, staff
 from .engines import point, tables_dropped_after
 from .pages import form_fields
@@ -56,7 +57,9 @@ DELETED = "deleted"
 
 # A dozen examples a door: the module runs in well under a minute on both engines.
 DOOR = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 # Each example's items have keys of their own, so no example reads another's items or History.

@@ -30,11 +30,12 @@ from dynamo.models import configure
 from dynamo_admin.csvfiles import csv_lines
 from dynamo_admin.models import AdminLog, object_key_for
 
+from .budget import examples
 from .engines import tables_dropped_after
 
 PROJECT = Path(library_site.__file__).resolve().parent.parent  # examples/library's manage.py
 ROWS = 200
-KILLS = 3
+KILLS = max(2, examples(3))  # the first early, the rest at random
 # Long enough for the project to start and plan 200 rows; the whole test stays under a minute.
 WRITES_START_WITHIN = 30.0
 RUN_WITHIN = 60.0

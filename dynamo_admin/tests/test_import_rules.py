@@ -24,6 +24,8 @@ from dynamo_admin.imports import REFUSED, Importer, command_request, csv_records
 from dynamo_admin.management.commands.export_items import Command as ExportCommand
 from dynamo_admin.models import AdminLog
 
+from .budget import examples
+
 HOSTILE_FILES = {
     "ragged.csv": "shelf,isbn,title\nF1,1\nF1,2,T,extra\n",
     "nul.csv": "shelf,isbn,title\nF1,9780140449136,Cr\x00me\n",
@@ -89,7 +91,7 @@ def test_a_unicode_line_separator_stays_inside_its_cell(fiction):
 
 
 @given(st.text(max_size=20))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_a_cell_escaped_for_spreadsheets_reads_back_as_it_was(cell):
     assert unescaped(escaped(cell)) == cell
     if escaped(cell)[:1] in ("=", "+", "@", "\t", "\r"):
@@ -173,7 +175,9 @@ def test_a_preview_expires_and_is_bound_to_its_user(fiction, librarian, settings
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(st.text(alphabet=st.characters(codec="utf-8"), max_size=8), min_size=1, max_size=6))
 def test_generated_csv_rows_never_raise_past_the_importer(fiction, cells):

@@ -41,6 +41,7 @@ from dynamo_admin import inspection
 from dynamo_admin.management.commands.inspect_tables import Command
 from dynamo_admin.permissions import registered_models
 
+from .budget import examples
 from .engines import point, tables_dropped_after
 from .samples import models as samples
 
@@ -278,7 +279,7 @@ names = st.one_of(
 )
 
 
-@hypothesis_settings(max_examples=50, deadline=None)
+@hypothesis_settings(max_examples=examples(50), deadline=None)
 @given(
     table_name=names,
     stored=st.lists(names, min_size=2, max_size=7, unique=True),

@@ -26,6 +26,7 @@ from dynamo import tables
 from dynamo.batch import batch_delete, batch_put
 from dynamo.models import configure
 
+from .budget import examples
 from .conftest import calls, logged_in
 from .engines import tables_dropped_after
 
@@ -93,7 +94,7 @@ books_drawn = st.integers(0, 60).flatmap(lambda n: st.lists(book, min_size=n, ma
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
