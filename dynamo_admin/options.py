@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
+from pynamodb.expressions.condition import Condition
 
 from dynamo import meter
 from dynamo.batch import Partition
@@ -29,12 +30,20 @@ from dynamo.models import DynamoModel
 from . import actions as builtin_actions
 from .autocomplete import DynamoAutocompleteSelect
 from .checks import DynamoModelAdminChecks
+from .claims import condition_attributes, item_condition, split_for_query
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for
 from .forms import ItemForm, formfield_for, is_editable, item_form_class, unformable
 from .inlines import InlineFormSet
-from .keys import hash_key_names, indexes_of, key_values, object_id
+from .keys import (
+    hash_key_names,
+    indexes_of,
+    key_values,
+    object_id,
+    range_key_names,
+    stored_key_names,
+)
 from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
@@ -81,6 +90,13 @@ class BaseDynamoAdmin:
     formfield_overrides: dict[type[Attribute], dict[str, Any]] = {}
     # References (the model's `references`) edited through Django's autocomplete select.
     autocomplete_fields: Sequence[str] = ()
+    # Which items of a shared table are the model's: a PynamoDB condition on key attributes
+    # (`Order.SK.startswith("ORDER#")`); a discriminator says it by itself (dynamo_admin.claims).
+    item_condition: Condition | None = None
+
+    def get_item_condition(self) -> Condition | None:
+        """Return the condition on key attributes that holds for every item of the model."""
+        return self.item_condition
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
@@ -108,6 +124,11 @@ class BaseDynamoAdmin:
         names += [n for n in not_editable(self.model) if n not in names]
         if obj is not None:
             names += meta(self.model).key_names
+            names += [
+                n
+                for n in condition_attributes(self.model, self.get_item_condition())
+                if n not in names
+            ]
             names += [n for n in [*misfits_of(obj), *unformable(obj)] if n not in names]
         return names
 
@@ -643,6 +664,8 @@ class DynamoInline(BaseDynamoAdmin):
     """
 
     fk_name = ""
+    # Which items of the model are this inline's; None: its model admin's (dynamo_admin.claims).
+    item_condition: Condition | None = None
     extra = 1
     min_num = 0
     max_num: int | None = None
@@ -715,14 +738,52 @@ class DynamoInline(BaseDynamoAdmin):
             or (self.can_delete and self.has_delete_permission(request, parent))
         )
 
+    def get_item_condition(self) -> Condition | None:
+        """Return which items are this inline's: its own item_condition, else its model admin's."""
+        if self.item_condition is not None:
+            return self.item_condition
+        return meta(self.model).item_condition
+
     def get_items(self, parent: DynamoModel) -> list[DynamoModel]:
-        """Return the parent's items of this inline: one Query, or one GetItem."""
+        """Return the parent's items of this inline: one Query, or one GetItem.
+
+        On a table the parent shares with its rows (an item collection) the Query holds the
+        rows' item_condition as its range key condition (`SK begins_with "ORDER#"`), the rest
+        of it and a discriminator as its filter: never the parent's own item or other types.
+        An `fk_name` that is an index's partition key (an adjacency list) is a Query of that
+        index.
+        """
         if meta(self.model).key_names == [self.fk_name]:
             item = get_item(self.model, (self.parent_key(parent),), consistent_read=True)
             return [item] if item is not None else []
-        limit = self.max_num or None
-        rows = self.model.query(self.parent_key(parent), limit=limit, consistent_read=True)
-        return [row for row in tolerant(rows, self.model) if row is not None]
+        condition = self.get_item_condition()
+        queried, consistent = self.model, True
+        fk_stored = self.model.get_attributes()[self.fk_name].attr_name
+        if fk_stored not in stored_key_names(self.model):
+            queried, consistent = self.fk_index(), False  # a GSI reads eventually consistent
+        range_names = range_key_names(queried) if queried is not self.model else None
+        if range_names is None:
+            range_names = stored_key_names(self.model)[1:]
+        range_condition, filter_condition = split_for_query(
+            condition, fk_stored, range_names[0] if range_names else None
+        )
+        rows = queried.query(
+            self.parent_key(parent),
+            range_key_condition=range_condition,
+            filter_condition=filter_condition,
+            limit=self.max_num or None,
+            consistent_read=consistent,
+        )
+        return [
+            row
+            for row in tolerant(rows, self.model, condition=item_condition(self.model, condition))
+            if row is not None
+        ]
+
+    def fk_index(self) -> GlobalIndex:
+        """Return the index whose partition key is `fk_name` (checked at start-up)."""
+        fk_stored = self.model.get_attributes()[self.fk_name].attr_name
+        return next(i for i in indexes_of(self.model).values() if hash_key_names(i) == [fk_stored])
 
     def new_item(self, parent: DynamoModel) -> DynamoModel:
         item = self.model()
