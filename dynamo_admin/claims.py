@@ -171,10 +171,14 @@ def fixed_value(condition: Condition | None, stored_name: str) -> dict[str, Any]
     """Return the value ({type: value}) a condition fixes an attribute to, or None."""
     for part in conjuncts(condition):
         path = part.values[0] if part.values else None
-        fixes = part.operator == "=" or (part.operator == "IN" and len(part.values) == 2)
-        if fixes and isinstance(path, Path) and path.path == [stored_name]:
+        if fixes(part) and isinstance(path, Path) and path.path == [stored_name]:
             return operand_value(part.values[1])
     return None
+
+
+def fixes(part: Condition) -> bool:
+    """Return whether a condition fixes its attribute to one value (`=`, or IN of one)."""
+    return part.operator == "=" or (part.operator == "IN" and len(part.values) == 2)
 
 
 # What a range key condition of a Query may be: DynamoDB's KeyConditionExpression operators.
@@ -192,7 +196,7 @@ def split_for_query(
     for part in conjuncts(condition):
         path = part.values[0] if part.values else None
         on = path.path if isinstance(path, Path) else None
-        if on == [hash_name] and part.operator == "=":
+        if on == [hash_name] and fixes(part):
             continue
         if (
             range_condition is None

@@ -47,6 +47,7 @@ from .keys import (
 from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
+from .sources import LIST_READ_BUDGET
 from .stored import get_item, misfit_text, misfits_of, tolerant
 from .views.change import ChangeFormViews
 from .views.changelist import ChangeListViews
@@ -259,6 +260,8 @@ class DynamoModelAdmin(
     inlines: Sequence[type[DynamoInline]] = ()
     actions: Sequence[str | Callable] = ()
     list_per_page = 50
+    # On a shared table, what a page of a filtered Scan may read, in items (see get_type_read).
+    list_read_budget = LIST_READ_BUDGET
     # A delete confirmation lists this many owned rows per table, then "and N more".
     deleted_objects_shown = 20
     save_on_top = False
@@ -758,7 +761,7 @@ class DynamoInline(BaseDynamoAdmin):
             return [item] if item is not None else []
         condition = self.get_item_condition()
         queried, consistent = self.model, True
-        fk_stored = self.model.get_attributes()[self.fk_name].attr_name
+        fk_stored = self.fk_stored_name()
         if fk_stored not in stored_key_names(self.model):
             queried, consistent = self.fk_index(), False  # a GSI reads eventually consistent
         range_names = range_key_names(queried) if queried is not self.model else None
@@ -780,9 +783,14 @@ class DynamoInline(BaseDynamoAdmin):
             if row is not None
         ]
 
+    def fk_stored_name(self) -> str:
+        """Return the stored name of `fk_name` (named by its Python or its stored name)."""
+        attribute = self.model.get_attributes().get(self.fk_name)
+        return attribute.attr_name if attribute is not None else self.fk_name
+
     def fk_index(self) -> GlobalIndex:
         """Return the index whose partition key is `fk_name` (checked at start-up)."""
-        fk_stored = self.model.get_attributes()[self.fk_name].attr_name
+        fk_stored = self.fk_stored_name()
         return next(i for i in indexes_of(self.model).values() if hash_key_names(i) == [fk_stored])
 
     def new_item(self, parent: DynamoModel) -> DynamoModel:

@@ -7,14 +7,20 @@ and again on DynamoDB Local.
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 from types import SimpleNamespace
+from unittest.mock import patch
 
 import boto3
 import pytest
+from django.contrib import admin as django_admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import User as StaffUser
 from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dynamo import tables
 from dynamo.models import configure
@@ -24,7 +30,8 @@ from dynamo_admin.writes import Cancelled, Write, write_together
 
 from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
-from .samples.single import SHOP, Payment, make_shop_table
+from .samples.admin import CustomerAdmin
+from .samples.single import SHOP, Customer, Order, Payment, Refund, Setting, make_shop_table
 
 CUSTOMERS = "/admin/samples/customer/"
 ORDERS = "/admin/samples/order/"
@@ -245,3 +252,144 @@ def test_the_export_holds_only_the_model_s_items(staff):
 
     text = b"".join(response.streaming_content).decode()
     assert text.count('"PROFILE"') == 2 and "ORDER#" not in text and "WISHLIST" not in text
+
+
+# --- listing by the cheapest exact read -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("listing", "read", "described"),
+    [
+        (SETTINGS, ("Query", "Shop"), "Query of the table by key"),
+        (ORDERS, ("Query", "Shop/index/GSI1"), "Query of the index GSI1"),
+        (PAYMENTS, ("Query", "Shop/index/ByType"), "Query of the index ByType"),
+        (CUSTOMERS, ("Scan", "Shop"), "Scan of the table kept to this type"),
+    ],
+)
+def test_each_type_is_listed_by_the_cheapest_exact_read(staff, listing, read, described):
+    response = staff.get(listing)
+
+    assert [c.targets[0] for c in response.wsgi_request.dynamo_meter.calls] == [read]
+    assert described in response.content.decode()
+
+
+def test_a_filtered_scan_says_what_it_read_and_kept(staff):
+    page = staff.get(CUSTOMERS).content.decode()
+
+    assert "read 9 items, kept 2" in page and "RCU" in page
+
+
+def test_a_filtered_scan_reads_on_until_its_budget_then_says_so(staff, shop, monkeypatch):
+    for number in range(30):  # orders enough that a customer is far behind them
+        order = {"PK": s(f"CUSTOMER#{number + 10}"), "SK": s(f"ORDER#{number}")}
+        shop.client.put_item(TableName="Shop", Item=order)
+    monkeypatch.setattr(CustomerAdmin, "list_read_budget", 5)
+    monkeypatch.setattr(CustomerAdmin, "list_per_page", 2)
+
+    seen, listing, spent = [], CUSTOMERS, False
+    for _page in range(20):
+        response = staff.get(listing)
+        page = response.content.decode()
+        assert len(response.wsgi_request.dynamo_meter.calls) == 1  # 5 items: one call
+        seen += sorted(listed_keys(page, CUSTOMERS))
+        spent = spent or "read budget (5 items) ran out" in page
+        listing = next_link(CUSTOMERS, page)
+        if listing is None:
+            break
+
+    assert spent
+    assert sorted(seen) == sorted(OWN_KEYS[CUSTOMERS])  # every customer once, none lost
+
+
+def next_link(listing: str, page: str) -> str | None:
+    """Return the listing's Next link (rel="next"), or None on the last page."""
+    found = re.search(r'<a href="([^"]+)" rel="next"', page)
+    return listing + html.unescape(found.group(1)) if found else None
+
+
+def make_item(kind: str, number: int) -> dict:
+    """Return one stored item of a kind (the admins' types, and two no model claims)."""
+    customer = s(f"CUSTOMER#{number % 3}")
+    return {
+        "customer": {"PK": s(f"CUSTOMER#{number}"), "SK": s("PROFILE"), "name": s("N")},
+        "order": {
+            "PK": customer,
+            "SK": s(f"ORDER#{number:03d}"),
+            "GSI1PK": s("ORDERS"),
+            "GSI1SK": s(f"2026-12-{number % 28 + 1:02d}"),
+        },
+        "setting": {"PK": s("SETTING"), "SK": s(f"SETTING#{number}")},
+        "payment": {"PK": customer, "SK": s(f"EVENT#{number:03d}"), "type": s("PAYMENT")},
+        "refund": {"PK": customer, "SK": s(f"EVENT#{number:03d}"), "type": s("REFUND")},
+        "wish": {"PK": customer, "SK": s(f"WISHLIST#{number}")},
+        "chargeback": {"PK": customer, "SK": s(f"EVENT#{number:03d}"), "type": s("CHARGE")},
+    }[kind]
+
+
+SHOP_MODELS = {
+    "customer": Customer,
+    "order": Order,
+    "setting": Setting,
+    "payment": Payment,
+    "refund": Refund,
+}
+READS = {
+    CUSTOMERS: ("Scan", "Shop"),
+    ORDERS: ("Query", "Shop/index/GSI1"),
+    SETTINGS: ("Query", "Shop"),
+    PAYMENTS: ("Query", "Shop/index/ByType"),
+    REFUNDS: ("Query", "Shop/index/ByType"),
+}
+LISTINGS = {
+    "customer": CUSTOMERS,
+    "order": ORDERS,
+    "setting": SETTINGS,
+    "payment": PAYMENTS,
+    "refund": REFUNDS,
+}
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    mix=st.lists(st.sampled_from([*LISTINGS, "wish", "chargeback"]), max_size=14),
+    per_page=st.integers(1, 4),
+    budget=st.integers(2, 9),
+)
+def test_every_type_s_pages_hold_exactly_its_items(staff, shop, mix, per_page, budget):
+    for item in shop.client.scan(TableName="Shop", ConsistentRead=True)["Items"]:
+        shop.client.delete_item(TableName="Shop", Key={"PK": item["PK"], "SK": item["SK"]})
+    stored_items = {}
+    for number, kind in enumerate(mix):
+        item = make_item(kind, number)
+        shop.client.put_item(TableName="Shop", Item=item)
+        stored_items[(item["PK"]["S"], item["SK"]["S"])] = kind
+    for kind, listing in LISTINGS.items():
+        admin_class = type(django_admin.site.get_model_admin(SHOP_MODELS[kind]))
+        with (
+            patch.object(admin_class, "list_per_page", per_page),
+            patch.object(admin_class, "list_read_budget", budget),
+        ):
+            seen = walk(staff, listing, set(stored_items), per_page)
+        assert sorted(seen) == sorted(k for k, v in stored_items.items() if v == kind), kind
+
+
+def walk(client, listing: str, keys: set, per_page: int) -> list:
+    """Return every key the listing's pages show, following Next.
+
+    Each page's calls are all its type's one read (READS), and a page short of per_page
+    before the last one says that its read budget ran out.
+    """
+    seen, url_now = [], listing
+    for _page in range(60):
+        response = client.get(url_now)
+        page = response.content.decode()
+        assert {c.targets[0] for c in response.wsgi_request.dynamo_meter.calls} == {READS[listing]}
+        shown = [key for key in keys if url(listing, *key) in page]
+        seen += shown
+        url_now = next_link(listing, page)
+        if url_now is None:
+            return seen
+        assert len(shown) == per_page or "read budget" in page
+    raise AssertionError("the listing never ended")

@@ -32,6 +32,7 @@ from dynamo.models import DynamoModel
 from dynamo.words import BadSearch
 
 from .. import pagination
+from ..claims import item_condition
 from ..display import display
 from ..keys import hash_key_names, key_values, object_id, range_key_names, stored_key_names
 from ..meta import label_of, meta, pk_of
@@ -43,6 +44,7 @@ from ..sources import (
     Source,
     TableScan,
     WordSearch,
+    claimed_read,
     ordered_reads,
     search_read,
     word_index_of,
@@ -201,12 +203,19 @@ class ChangeList:
         return month
 
     def listing_source(self) -> Source:
-        """Return the read of the whole table: in the chosen or declared order, else a Scan."""
+        """Return the read of the whole table: in the chosen or declared order, else a Scan.
+
+        On a table the model shares with other types, its own items' read (get_type_read: a
+        Query where its condition or discriminator fixes a partition, else a filtered Scan)
+        comes before a declared order, which would read the other types' items too.
+        """
         reads = self.ordered_reads
-        for name, forward in [self.order, *self.declared_order()]:
+        own = self.model_admin.get_type_read(self.request)
+        declared = self.declared_order() if own is None else []
+        for name, forward in [self.order, *declared]:
             if name in reads and forward in reads[name][1]:
                 return reads[name][0]
-        return TableScan()
+        return own if own is not None else TableScan()
 
     def chosen_narrowings(self, skip: str = "") -> list[tuple[str, tuple[str, Any] | None]]:
         """Return each chosen filter's and month's title and (attribute, condition on items).
@@ -476,6 +485,9 @@ class ChangeList:
         """
         descriptions = {
             "TableScan": _("Scan of the table (one page)"),
+            "FilteredScan": _(
+                "Scan of the table kept to this type's items (no key or index serves them)"
+            ),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
             "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
@@ -495,7 +507,19 @@ class ChangeList:
             read = type(self.source).__name__
         if self.narrowed_by:
             filters = ", ".join(self.narrowed_by)
-            return _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
+            read = _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
+        cost = self.page.cost
+        if cost is not None:
+            read += _("; read %(read)s items, kept %(kept)s, %(units)s RCU") % {
+                "read": f"{cost.read:,}",
+                "kept": f"{cost.kept:,}",
+                "units": f"{cost.read_units:,.1f}",
+            }
+            if cost.spent:
+                read += _(
+                    "; the page's read budget (%(budget)s items) ran out before it was full:"
+                    " Next reads on"
+                ) % {"budget": f"{cost.budget:,}"}
         return read
 
 
@@ -522,6 +546,15 @@ class ChangeListViews:
             partial(self.get_index_partitions, request),
             self.get_date_hierarchy_index(request),
         )
+
+    def get_type_read(self, request) -> Source | None:
+        """Return the read listing only the model's items of a shared table, else None.
+
+        Planned from the item_condition and the discriminator (dynamo_admin.sources.
+        claimed_read): a Query of a partition or an index they fix, else a filtered Scan that
+        reads up to `list_read_budget` items a page.
+        """
+        return claimed_read(self.model, item_condition(self.model), self.list_read_budget)
 
     def get_search_results(
         self, request, queryset: Source, search_term: str
