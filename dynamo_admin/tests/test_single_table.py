@@ -21,9 +21,12 @@ from django.contrib.auth.models import User as StaffUser
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pynamodb.attributes import UnicodeAttribute
+from pynamodb.models import Model as PynamoModel
 
 from dynamo import tables
 from dynamo.models import configure
+from dynamo_admin import ModelAdmin, TabularInline
 from dynamo_admin.models import CHANGE, AdminLog
 from dynamo_admin.stored import get_item
 from dynamo_admin.writes import Cancelled, Write, write_together
@@ -31,7 +34,16 @@ from dynamo_admin.writes import Cancelled, Write, write_together
 from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
 from .samples.admin import CustomerAdmin
-from .samples.single import SHOP, Customer, Order, Payment, Refund, Setting, make_shop_table
+from .samples.single import (
+    SHOP,
+    Customer,
+    Order,
+    Payment,
+    Refund,
+    Setting,
+    ShopMeta,
+    make_shop_table,
+)
 
 CUSTOMERS = "/admin/samples/customer/"
 ORDERS = "/admin/samples/order/"
@@ -393,3 +405,96 @@ def walk(client, listing: str, keys: set, per_page: int) -> list:
             return seen
         assert len(shown) == per_page or "read budget" in page
     raise AssertionError("the listing never ended")
+
+
+# --- item collections as inlines --------------------------------------------------------------
+def test_a_customer_s_orders_inline_is_its_orders_only_in_one_query(staff):
+    response = staff.get(url(CUSTOMERS, "CUSTOMER#1", "PROFILE"))
+
+    page = response.content.decode()
+    targets = [c.targets[0] for c in response.wsgi_request.dynamo_meter.calls]
+    # The customer in one BatchGetItem; each inline (orders, payments) one Query.
+    assert sorted(targets) == [("BatchGetItem", "Shop"), ("Query", "Shop"), ("Query", "Shop")]
+    assert "ORDER#2026-12-01#981" in page and "EVENT#1" in page
+    # Not another customer's order, nor this customer's refund, wish list or profile as a row.
+    assert "ORDER#2026-12-02#982" not in page
+    assert "EVENT#2" not in page and "WISHLIST#1" not in page
+    assert 'name="order-INITIAL_FORMS" value="1"' in page
+    assert 'name="payment-INITIAL_FORMS" value="1"' in page
+
+
+def with_new_order(form: dict, **values: str) -> dict:
+    """Return the customer's form with one new order row filled in."""
+    at = int(form["order-TOTAL_FORMS"])
+    row = {f"order-{at}-{name}": value for name, value in values.items()}
+    return {**form, **row, "order-TOTAL_FORMS": str(at + 1)}
+
+
+def test_a_new_row_must_satisfy_the_child_s_condition(staff, shop):
+    change = url(CUSTOMERS, "CUSTOMER#1", "PROFILE")
+    before = whole_table(shop)
+    form = with_new_order(form_fields(staff, change), SK="WISHLIST#2", GSI1PK="ORDERS")
+
+    response = staff.post(change, form)
+
+    assert response.status_code == 200
+    assert "its key must have SK starting with &quot;ORDER#&quot;" in response.content.decode()
+    assert whole_table(shop) == before
+
+
+def test_the_parent_and_a_new_row_are_written_in_one_transaction(staff, shop):
+    change = url(CUSTOMERS, "CUSTOMER#1", "PROFILE")
+    form = with_new_order(
+        form_fields(staff, change), SK="ORDER#2026-12-05#990", GSI1PK="ORDERS", total="12"
+    )
+    form["name"] = "Ada L."
+
+    response = staff.post(change, form)
+
+    assert response.status_code == 302
+    writes = [c.operation for c in response.wsgi_request.dynamo_meter.calls]
+    assert writes.count("TransactWriteItems") == 1
+    assert stored(shop, "CUSTOMER#1", "PROFILE")["name"] == s("Ada L.")
+    assert stored(shop, "CUSTOMER#1", "ORDER#2026-12-05#990") == {
+        "PK": s("CUSTOMER#1"),  # the parent's hash key
+        "SK": s("ORDER#2026-12-05#990"),
+        "GSI1PK": s("ORDERS"),
+        "total": {"N": "12"},
+    }
+
+
+# --- checks ---------------------------------------------------------------------------------
+def check_ids(admin_class, model) -> list[str]:
+    return [message.id for message in admin_class(model, django_admin.site).check()]
+
+
+def test_a_type_only_a_scan_lists_is_warned_naming_an_index(shop):
+    [warning] = CustomerAdmin(Customer, django_admin.site).check()
+
+    assert warning.id == "dynamo_admin.W013"
+    assert "sparse global index" in warning.hint
+
+
+def test_an_item_condition_on_an_attribute_no_key_holds_is_refused():
+    admin_class = type("OrderAdmin", (ModelAdmin,), {"item_condition": Order.status == "paid"})
+
+    assert check_ids(admin_class, Order) == ["dynamo_admin.E012"]
+
+
+class Note(PynamoModel):
+    """A plain model on the shop's table that no admin says anything about."""
+
+    class Meta(ShopMeta):
+        pass
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True)
+
+
+def test_an_inline_sharing_its_parent_s_table_without_a_condition_is_refused():
+    inline = type("Rows", (TabularInline,), {"model": Note, "fk_name": "PK"})
+    admin_class = type(
+        "ParentAdmin", (ModelAdmin,), {"inlines": [inline], "item_condition": Order.SK == "X"}
+    )
+
+    assert "dynamo_admin.E013" in check_ids(admin_class, Order)
