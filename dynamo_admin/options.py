@@ -54,6 +54,7 @@ from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
 from .views.transfer import TransferViews
+from .views.unclaimed import UnclaimedViews
 
 # The actions every model admin has, as Django's site gives delete_selected to every one.
 BUILTIN_ACTIONS = {
@@ -241,7 +242,13 @@ class BaseDynamoAdmin:
 
 
 class DynamoModelAdmin(
-    ChangeListViews, ChangeFormViews, DeleteViews, HistoryViews, TransferViews, BaseDynamoAdmin
+    ChangeListViews,
+    ChangeFormViews,
+    DeleteViews,
+    HistoryViews,
+    TransferViews,
+    UnclaimedViews,
+    BaseDynamoAdmin,
 ):
     """Admin options for one DynamoDB model, with Django's option names and view hooks.
 
@@ -600,6 +607,7 @@ class DynamoModelAdmin(
             path("add/", wrap(self.add_view), name=f"{prefix}_add"),
             path("export/", wrap(self.export_view), name=f"{prefix}_export"),
             path("import/", wrap(self.import_view), name=f"{prefix}_import"),
+            path("unclaimed/", wrap(self.unclaimed_view), name=f"{prefix}_unclaimed"),
             path("<path:object_id>/history/", wrap(self.history_view), name=f"{prefix}_history"),
             path("<path:object_id>/delete/", wrap(self.delete_view), name=f"{prefix}_delete"),
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{prefix}_change"),

@@ -65,6 +65,13 @@ class Page:
     cost: ReadCost | None = None
 
 
+# One filtered call reads up to this many items (fewer when the budget has less left).
+SCAN_CALL_ITEMS = 200
+# What a filtered listing may read for one page, in items, unless its admin says otherwise
+# (`list_read_budget`): about 125 RCU of a Scan of 1 KB items, eventually consistent.
+LIST_READ_BUDGET = 1000
+
+
 def budgeted_page(
     model: type[Model],
     per_page: int,
@@ -73,6 +80,7 @@ def budgeted_page(
     cursor_names: list[str],
     budget: int,
     chunk: int = 0,
+    keep: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Page:
     """Take a full page from a filtered read, call by call, unless `budget` items are read first.
 
@@ -81,7 +89,10 @@ def budgeted_page(
     until the page is full, the data ends or `budget` items were read; the page then says
     so (no silently short page) and Next resumes where reading stopped. Each call reads
     `chunk` items (a page and one more where nothing is filtered out), else SCAN_CALL_ITEMS.
+    `keep(raw)` returns what the page lists of a stored item, or None (default: the model's
+    item as load() reads it).
     """
+    keep = keep or partial(load, model)
     found: list[tuple[dict[str, Any], Model]] = []
     read, units, spent = 0, 0.0, False
     position = start
@@ -90,7 +101,7 @@ def budgeted_page(
         read += data.get("ScannedCount", 0)
         units += (data.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)
         for raw in data.get(ITEMS, []):
-            item = load(model, raw)
+            item = keep(raw)
             if item is not None:
                 found.append((raw, item))
         position = data.get(LAST_EVALUATED_KEY)
@@ -106,11 +117,43 @@ def budgeted_page(
     return Page(items, position, ReadCost(read, len(items), units, budget, spent))
 
 
-# One filtered call reads up to this many items (fewer when the budget has less left).
-SCAN_CALL_ITEMS = 200
-# What a filtered listing may read for one page, in items, unless its admin says otherwise
-# (`list_read_budget`): about 125 RCU of a Scan of 1 KB items, eventually consistent.
-LIST_READ_BUDGET = 1000
+def unclaimed_items(
+    table_name: str,
+    models: Sequence[type[Model]] | None = None,
+    per_page: int = 50,
+    start: Key | None = None,
+    budget: int = LIST_READ_BUDGET,
+) -> Page:
+    """Return a page of the stored items of a table that no model served on it claims.
+
+    `models` are the models that may claim items (by default those Django's admin site
+    registered); an item is claimed by a model of the table whose admin would list it
+    (stored.load: its discriminator, its item_condition). The page's items are raw DynamoDB
+    items; it is read as a filtered listing is (a Scan, until the page is full or `budget`
+    items were read, its cost on the page).
+    """
+    if models is None:
+        from django.contrib import admin
+
+        models = [m for m in admin.site._registry if isinstance(m, type) and issubclass(m, Model)]
+    served = models_on_table(models, table_name)
+    if not served:
+        raise ValueError(f"No model is served on the table {table_name!r}.")
+    model = served[0]
+
+    def keep(raw: dict[str, Any]) -> dict[str, Any] | None:
+        return None if any(load(m, raw) is not None for m in served) else raw
+
+    def call(limit: int, position: Key | None) -> Any:
+        return model._get_connection().scan(limit=limit, exclusive_start_key=position)
+
+    names = stored_key_names(model)
+    return budgeted_page(model, per_page, start, call, names, budget, keep=keep)
+
+
+def models_on_table(models: Sequence[type[Model]], table_name: str) -> list[type[Model]]:
+    """Return the models among these whose table is `table_name`, each once."""
+    return [m for m in dict.fromkeys(models) if m.Meta.table_name == table_name]
 
 
 def take_page(results: Any, per_page: int) -> Page:

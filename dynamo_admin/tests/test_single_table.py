@@ -28,9 +28,12 @@ from dynamo import tables
 from dynamo.models import configure
 from dynamo_admin import ModelAdmin, TabularInline
 from dynamo_admin.models import CHANGE, AdminLog
+from dynamo_admin.sources import unclaimed_items
 from dynamo_admin.stored import get_item
 from dynamo_admin.writes import Cancelled, Write, write_together
 
+from .conftest import logged_in
+from .conftest import staff as staff_user
 from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
 from .samples.admin import CustomerAdmin
@@ -498,3 +501,56 @@ def test_an_inline_sharing_its_parent_s_table_without_a_condition_is_refused():
     )
 
     assert "dynamo_admin.E013" in check_ids(admin_class, Order)
+
+
+# --- items no model claims ------------------------------------------------------------------
+UNCLAIMED = f"{CUSTOMERS}unclaimed/"
+UNCLAIMED_KEYS = {("CUSTOMER#1", "WISHLIST#1"), ("CUSTOMER#2", "EVENT#3")}
+
+
+def test_unclaimed_items_are_the_ones_no_model_serves(shop):
+    page = unclaimed_items("Shop")
+
+    assert {(raw["PK"]["S"], raw["SK"]["S"]) for raw in page.items} == UNCLAIMED_KEYS
+    assert page.cost.read == len(ITEMS) and page.next_start is None
+
+
+def test_the_listing_links_to_the_items_no_model_claims_which_are_shown_as_stored(staff):
+    assert f'href="{ORDERS}unclaimed/"' in staff.get(ORDERS).content.decode()
+
+    page = html.unescape(staff.get(UNCLAIMED).content.decode())
+
+    assert page.count('class="unclaimed-item"') == 2
+    assert '"S": "WISHLIST#1"' in page and '"S": "CHARGEBACK"' in page
+    assert '"S": "PROFILE"' not in page and "ORDER#" not in page
+
+
+def test_an_unclaimed_item_is_deleted_after_a_confirmation(staff, shop):
+    key = '{"PK": {"S": "CUSTOMER#1"}, "SK": {"S": "WISHLIST#1"}}'
+    before = whole_table(shop)
+
+    confirmation = staff.get(UNCLAIMED, {"delete": key})
+    assert "a kettle" in confirmation.content.decode()
+    assert whole_table(shop) == before
+    response = staff.post(UNCLAIMED, {"key": key})
+
+    assert response.status_code == 302
+    assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is None
+    assert len(whole_table(shop)) == len(before) - 1
+
+
+def test_a_claimed_item_is_not_deleted_from_the_unclaimed_page(staff, shop):
+    before = whole_table(shop)
+
+    staff.post(UNCLAIMED, {"key": '{"PK": {"S": "CUSTOMER#1"}, "SK": {"S": "PROFILE"}}'})
+
+    assert whole_table(shop) == before
+
+
+def test_deleting_an_unclaimed_item_takes_every_table_model_s_delete_permission(shop):
+    viewer = logged_in(staff_user("val", "samples.view_customer", "samples.delete_customer"))
+    key = '{"PK": {"S": "CUSTOMER#1"}, "SK": {"S": "WISHLIST#1"}}'
+
+    assert viewer.get(UNCLAIMED).status_code == 200
+    assert viewer.post(UNCLAIMED, {"key": key}).status_code == 403
+    assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is not None

@@ -617,6 +617,8 @@ class ChangeListViews:
             "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
             "module_name": str(self.opts.verbose_name_plural),
             "has_add_permission": self.has_add_permission(request),
+            # On a table other models share, the items none of them claims (views/unclaimed).
+            "unclaimed_url": self.url_for("unclaimed") if len(self.table_models()) > 1 else None,
             "has_import_permission": self.has_add_permission(request)
             or self.has_change_permission(request),
             **(extra_context or {}),
