@@ -190,21 +190,19 @@ def split_for_query(
 ) -> tuple[Condition | None, Condition | None]:
     """Split a condition into a Query's range key condition and filter (the rest).
 
-    The part fixing the hash key is the Query's partition itself and is left out of both.
+    DynamoDB filters no key attribute of what is queried: a part on the hash key (fixed by
+    the Query itself, or a prefix the partition then holds or not) or a second part on the
+    range key is left to each item as read (stored.load checks the whole condition).
     """
     range_condition, rest = None, []
     for part in conjuncts(condition):
         path = part.values[0] if part.values else None
         on = path.path if isinstance(path, Path) else None
-        if on == [hash_name] and fixes(part):
-            continue
-        if (
-            range_condition is None
-            and range_name is not None
-            and on == [range_name]
-            and part.operator in KEY_CONDITION_OPERATORS
-        ):
+        usable = part.operator in KEY_CONDITION_OPERATORS
+        if range_condition is None and range_name is not None and on == [range_name] and usable:
             range_condition = part
+            continue
+        if on in ([hash_name], [range_name]):
             continue
         rest.append(part)
     filter_condition = None

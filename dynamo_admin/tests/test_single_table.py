@@ -554,3 +554,13 @@ def test_deleting_an_unclaimed_item_takes_every_table_model_s_delete_permission(
     assert viewer.get(UNCLAIMED).status_code == 200
     assert viewer.post(UNCLAIMED, {"key": key}).status_code == 403
     assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is not None
+
+
+def test_a_key_search_on_a_shared_partition_reads_only_the_type_s_items(staff):
+    response = staff.get(CUSTOMERS, {"q": "CUSTOMER#1"})
+
+    page = response.content.decode()
+    assert [c.targets[0] for c in response.wsgi_request.dynamo_meter.calls] == [("Query", "Shop")]
+    assert listed_keys(page, CUSTOMERS) == {("CUSTOMER#1", "PROFILE")}
+    # Its range condition (SK = PROFILE) kept the orders, events and wish list unread.
+    assert "read 1 items, kept 1" in page

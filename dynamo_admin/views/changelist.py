@@ -32,7 +32,7 @@ from dynamo.models import DynamoModel
 from dynamo.words import BadSearch
 
 from .. import pagination
-from ..claims import item_condition
+from ..claims import item_condition, split_for_query
 from ..display import display
 from ..keys import hash_key_names, key_values, object_id, range_key_names, stored_key_names
 from ..meta import label_of, meta, pk_of
@@ -42,6 +42,7 @@ from ..sources import (
     OrderedReads,
     PartitionQuery,
     Source,
+    TableQuery,
     TableScan,
     WordSearch,
     claimed_read,
@@ -570,6 +571,7 @@ class ChangeListViews:
         if not search_fields or not search_term.strip():
             return queryset, False
         source = search_read(self.model, search_fields, search_term)
+        keep_to_type(self.model, source, self.list_read_budget)
         # Two words of one name may both match: its owner may come again on a later page.
         return source, isinstance(source, WordSearch)
 
@@ -679,6 +681,26 @@ class ChangeListViews:
         request.current_app = self.admin_site.name
         template = self.templates("bad_request.html")
         return TemplateResponse(request, template, context, status=400)
+
+
+def keep_to_type(model, source: Source, budget: int) -> None:
+    """Narrow a search's Query of a partition to the model's items on a shared table.
+
+    A customer's partition holds their orders too: the item_condition's range part is the
+    Query's key condition (`SK = "PROFILE"`), the rest its filter, and the page reads on
+    until it is full or the budget is spent, as a type's listing does.
+    """
+    condition = item_condition(model)
+    if condition is None or not isinstance(source, TableQuery):
+        return
+    if source.range_key_condition is not None or source.filter_condition is not None:
+        return  # a prefix search holds its own range condition: load() keeps the type
+    hash_name, *range_names = stored_key_names(model)
+    range_condition, rest = split_for_query(
+        condition, hash_name, range_names[0] if range_names else None
+    )
+    source.range_key_condition, source.filter_condition = range_condition, rest
+    source.read_budget = budget
 
 
 def search_help(model, search_fields) -> str:
