@@ -732,6 +732,8 @@ class DynamoInline(BaseDynamoAdmin):
         gets the items at these keys together with its own item, in one BatchGetItem; None
         leaves the rows to get_items (override both to read rows another way).
         """
+        if self.fk_stored_name() != stored_key_names(self.model)[0]:
+            return None  # rows by an index (an adjacency list): its Query finds them
         if request.method == "POST" and self.has_editable_rows(request, parent):
             shown = InlineFormSet.posted_keys(request.POST, meta(self.model).model_name)
             keys = [key_values(self.model, oid) if oid else None for oid in shown]

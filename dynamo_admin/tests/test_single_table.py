@@ -51,6 +51,7 @@ from .samples.single import (
 CUSTOMERS = "/admin/samples/customer/"
 ORDERS = "/admin/samples/order/"
 SETTINGS = "/admin/samples/setting/"
+SHIPMENTS = "/admin/samples/shipment/"
 PAYMENTS = "/admin/samples/payment/"
 REFUNDS = "/admin/samples/refund/"
 DOES_NOT_EXIST = "doesn\N{RIGHT SINGLE QUOTATION MARK}t exist"
@@ -80,6 +81,13 @@ ITEMS = [
         "total": {"N": "15"},
     },
     {"PK": s("SETTING"), "SK": s("SETTING#currency"), "value": s("EUR")},
+    {
+        "PK": s("SHIPMENT#7"),
+        "SK": s("SHIPMENT"),
+        "GSI1PK": s("CUSTOMER#1"),
+        "GSI1SK": s("SHIPMENT#2026-12-03"),
+        "carrier": s("Post"),
+    },
     {"PK": s("CUSTOMER#1"), "SK": s("EVENT#1"), "type": s("PAYMENT"), "amount": {"N": "40"}},
     {"PK": s("CUSTOMER#1"), "SK": s("EVENT#2"), "type": s("REFUND"), "amount": {"N": "5"}},
     {"PK": s("CUSTOMER#1"), "SK": s("WISHLIST#1"), "note": s("a kettle")},
@@ -89,6 +97,7 @@ OWN_KEYS = {
     CUSTOMERS: {("CUSTOMER#1", "PROFILE"), ("CUSTOMER#2", "PROFILE")},
     ORDERS: {("CUSTOMER#1", "ORDER#2026-12-01#981"), ("CUSTOMER#2", "ORDER#2026-12-02#982")},
     SETTINGS: {("SETTING", "SETTING#currency")},
+    SHIPMENTS: {("SHIPMENT#7", "SHIPMENT")},
     PAYMENTS: {("CUSTOMER#1", "EVENT#1")},
     REFUNDS: {("CUSTOMER#1", "EVENT#2")},
 }
@@ -289,7 +298,7 @@ def test_each_type_is_listed_by_the_cheapest_exact_read(staff, listing, read, de
 def test_a_filtered_scan_says_what_it_read_and_kept(staff):
     page = staff.get(CUSTOMERS).content.decode()
 
-    assert "read 9 items, kept 2" in page and "RCU" in page
+    assert f"read {len(ITEMS)} items, kept 2" in page and "RCU" in page
 
 
 def test_a_filtered_scan_reads_on_until_its_budget_then_says_so(staff, shop, monkeypatch):
@@ -416,8 +425,13 @@ def test_a_customer_s_orders_inline_is_its_orders_only_in_one_query(staff):
 
     page = response.content.decode()
     targets = [c.targets[0] for c in response.wsgi_request.dynamo_meter.calls]
-    # The customer in one BatchGetItem; each inline (orders, payments) one Query.
-    assert sorted(targets) == [("BatchGetItem", "Shop"), ("Query", "Shop"), ("Query", "Shop")]
+    # The customer in one BatchGetItem; each inline one Query (shipments: of the index).
+    assert sorted(targets) == [
+        ("BatchGetItem", "Shop"),
+        ("Query", "Shop"),
+        ("Query", "Shop"),
+        ("Query", "Shop/index/GSI1"),
+    ]
     assert "ORDER#2026-12-01#981" in page and "EVENT#1" in page
     # Not another customer's order, nor this customer's refund, wish list or profile as a row.
     assert "ORDER#2026-12-02#982" not in page
@@ -564,3 +578,17 @@ def test_a_key_search_on_a_shared_partition_reads_only_the_type_s_items(staff):
     assert listed_keys(page, CUSTOMERS) == {("CUSTOMER#1", "PROFILE")}
     # Its range condition (SK = PROFILE) kept the orders, events and wish list unread.
     assert "read 1 items, kept 1" in page
+
+
+def test_an_adjacency_list_inline_is_one_query_of_the_index(staff, shop):
+    change = url(CUSTOMERS, "CUSTOMER#1", "PROFILE")
+    page = staff.get(change).content.decode()
+    assert 'name="shipment-INITIAL_FORMS" value="1"' in page and "Post" in page
+    form = form_fields(staff, change)
+    form["shipment-0-carrier"] = "Courier"
+
+    assert staff.post(change, form).status_code == 302
+    assert stored(shop, "SHIPMENT#7", "SHIPMENT")["carrier"] == s("Courier")
+    assert 'name="shipment-INITIAL_FORMS" value="0"' in (
+        staff.get(url(CUSTOMERS, "CUSTOMER#2", "PROFILE")).content.decode()
+    )

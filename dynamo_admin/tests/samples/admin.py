@@ -1,7 +1,7 @@
 from dynamo_admin import ModelAdmin, TabularInline, register
 
 from .models import Forum, ProductCatalog, Reply, Thread
-from .single import Customer, Order, Payment, Refund, Setting
+from .single import Customer, Order, Payment, Refund, Setting, Shipment
 from .styles import Breaker, Circuit, Reading, Startup
 
 
@@ -58,6 +58,14 @@ class CustomerOrderInline(TabularInline):
     extra = 0
 
 
+class CustomerShipmentInline(TabularInline):
+    """An adjacency list: the shipments whose GSI1PK holds the customer's key."""
+
+    model = Shipment
+    fk_name = "GSI1PK"
+    extra = 0
+
+
 class CustomerEventInline(TabularInline):
     model = Payment
     fk_name = "PK"
@@ -69,13 +77,19 @@ class CustomerAdmin(ModelAdmin):
     list_display = ("PK", "name", "email")
     search_fields = ("=PK",)
     item_condition = Customer.PK.startswith("CUSTOMER#") & (Customer.SK == "PROFILE")
-    inlines = (CustomerOrderInline, CustomerEventInline)
+    inlines = (CustomerOrderInline, CustomerEventInline, CustomerShipmentInline)
 
 
 @register(Order)
 class OrderAdmin(ModelAdmin):
     list_display = ("PK", "SK", "total", "status")
     item_condition = Order.SK.startswith("ORDER#") & (Order.GSI1PK == "ORDERS")
+
+
+@register(Shipment)
+class ShipmentAdmin(ModelAdmin):
+    list_display = ("PK", "GSI1PK", "carrier")
+    item_condition = Shipment.PK.startswith("SHIPMENT#") & (Shipment.SK == "SHIPMENT")
 
 
 @register(Setting)

@@ -67,6 +67,21 @@ class Order(Model):
     gsi1 = Gsi1()
 
 
+class Shipment(Model):
+    """An adjacency list: a shipment's own key, its customer's key in GSI1PK."""
+
+    class Meta(ShopMeta):
+        pass
+
+    PK = UnicodeAttribute(hash_key=True)  # SHIPMENT#<number>
+    SK = UnicodeAttribute(range_key=True)  # SHIPMENT
+    GSI1PK = UnicodeAttribute(null=True)  # the customer's CUSTOMER#<id>
+    GSI1SK = UnicodeAttribute(null=True)  # SHIPMENT#<date>
+    carrier = UnicodeAttribute(null=True)
+
+    gsi1 = Gsi1()
+
+
 class Setting(Model):
     class Meta(ShopMeta):
         pass
@@ -96,7 +111,7 @@ class Refund(Event, discriminator="REFUND"):
     reason = UnicodeAttribute(null=True)
 
 
-SHOP = (Customer, Order, Setting, Event, Payment, Refund)
+SHOP = (Customer, Order, Shipment, Setting, Event, Payment, Refund)
 
 
 def make_shop_table(client) -> None:
