@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from io import StringIO
 from types import SimpleNamespace
 from unittest.mock import patch
 
@@ -18,6 +19,7 @@ import pytest
 from django.contrib import admin as django_admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import User as StaffUser
+from django.core.management import call_command
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -592,3 +594,38 @@ def test_an_adjacency_list_inline_is_one_query_of_the_index(staff, shop):
     assert 'name="shipment-INITIAL_FORMS" value="0"' in (
         staff.get(url(CUSTOMERS, "CUSTOMER#2", "PROFILE")).content.decode()
     )
+
+
+# --- the other doors --------------------------------------------------------------------------
+def test_an_import_refuses_another_type_s_key_and_changes_only_what_it_names(shop, tmp_path):
+    path = tmp_path / "customers.csv"
+    path.write_text(
+        "PK,SK,name,email\n"
+        "CUSTOMER#2,PROFILE,Robert,\n"  # changed: the name only
+        "CUSTOMER#1,ORDER#2026-12-01#981,Mallory,\n"  # an order's key: refused
+    )
+    before = whole_table(shop)
+    profile = stored(shop, "CUSTOMER#2", "PROFILE")
+
+    out = StringIO()
+    call_command("import_items", "samples.Customer", str(path), "--skip-refused", stdout=out)
+
+    assert "line 3: refused" in out.getvalue()
+    assert stored(shop, "CUSTOMER#2", "PROFILE") == {**profile, "name": s("Robert")}
+    others = [line for line in before if '"Bob"' not in line]
+    assert set(others) <= set(whole_table(shop)) and len(whole_table(shop)) == len(before)
+
+
+def test_the_change_field_action_skips_another_type_s_selected_key(staff, shop):
+    before = whole_table(shop)
+    chosen = [
+        f"{quote('CUSTOMER#1')},{quote('ORDER#2026-12-01#981')}",  # an order under customers
+    ]
+
+    response = staff.post(
+        CUSTOMERS,
+        {"action": "change_field", "_selected_action": chosen, "step": "choose", "field": "name"},
+    )
+
+    assert response.status_code == 302  # nothing selected that is a customer
+    assert whole_table(shop) == before
