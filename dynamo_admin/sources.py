@@ -6,6 +6,7 @@ from the model's keys and indexes: which read lists the table in an attribute's 
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,11 +66,24 @@ class Page:
     cost: ReadCost | None = None
 
 
-# One filtered call reads up to this many items (fewer when the budget has less left).
-SCAN_CALL_ITEMS = 200
+# One filtered call reads at most this many items (fewer when the budget has less left).
+SCAN_CALL_ITEMS = 1000
 # What a filtered listing may read for one page, in items, unless its admin says otherwise
 # (`list_read_budget`): about 125 RCU of a Scan of 1 KB items, eventually consistent.
 LIST_READ_BUDGET = 1000
+
+
+def next_limit(wanted: int, kept: int, read: int) -> int:
+    """Return how many items the next call of a filtered read asks for (its Limit).
+
+    `wanted` items to keep, `kept` of the `read` so far: the items still needed over the
+    share kept, with a tenth more; all the first time, the most when nothing was kept.
+    """
+    if read == 0:
+        return wanted
+    if kept == 0:
+        return SCAN_CALL_ITEMS
+    return max(1, min(SCAN_CALL_ITEMS, math.ceil((wanted - kept) * read / kept * 1.1)))
 
 
 def budgeted_page(
@@ -79,7 +93,6 @@ def budgeted_page(
     call: Callable[[int, Key | None], Any],
     cursor_names: list[str],
     budget: int,
-    chunk: int = 0,
     keep: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Page:
     """Take a full page from a filtered read, call by call, unless `budget` items are read first.
@@ -87,8 +100,9 @@ def budgeted_page(
     `call(limit, start)` makes one Query or Scan call and returns DynamoDB's answer. DynamoDB
     filters what each call read, so a type few items hold may take many calls: they go on
     until the page is full, the data ends or `budget` items were read; the page then says
-    so (no silently short page) and Next resumes where reading stopped. Each call reads
-    `chunk` items (a page and one more where nothing is filtered out), else SCAN_CALL_ITEMS.
+    so (no silently short page) and Next resumes where reading stopped. The first call
+    reads a page and one more; each next one as many as the share kept so far says the page
+    still needs (up to SCAN_CALL_ITEMS): few calls for a rare type, little read for a common one.
     `keep(raw)` returns what the page lists of a stored item, or None (default: the model's
     item as load() reads it).
     """
@@ -97,7 +111,7 @@ def budgeted_page(
     read, units, spent = 0, 0.0, False
     position = start
     while True:
-        data = call(min(chunk or max(per_page + 1, SCAN_CALL_ITEMS), budget - read), position)
+        data = call(min(next_limit(per_page + 1, len(found), read), budget - read), position)
         read += data.get("ScannedCount", 0)
         units += (data.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)
         for raw in data.get(ITEMS, []):
@@ -290,8 +304,7 @@ class PartitionQuery(Source):
                 )
 
             names = self.cursor_names(model)
-            chunk = SCAN_CALL_ITEMS if self.filter_condition is not None else per_page + 1
-            return budgeted_page(model, per_page, start, call, names, self.read_budget, chunk)
+            return budgeted_page(model, per_page, start, call, names, self.read_budget)
         if self.filter_condition is None:
             return super().page(model, per_page, start, forward)
         calls = self.read(model, per_page, start, forward).page_iter  # one DynamoDB call each
