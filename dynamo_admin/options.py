@@ -96,6 +96,10 @@ class BaseDynamoAdmin:
     # (`Order.SK.startswith("ORDER#")`); a discriminator says it by itself (dynamo_admin.claims).
     item_condition: Condition | None = None
 
+    # Key templates: a composed key's constant prefix by attribute ({"PK": "CUSTOMER#"}). The
+    # admin shows and searches such a key by the part after it (`42` for `CUSTOMER#42`).
+    key_prefixes: dict[str, str] = {}
+
     def get_item_condition(self) -> Condition | None:
         """Return the condition on key attributes that holds for every item of the model."""
         return self.item_condition
@@ -205,6 +209,9 @@ class BaseDynamoAdmin:
         value = getattr(item, name, None)
         if callable(value):
             return value()
+        prefix = self.key_prefixes.get(name, "")
+        if prefix and isinstance(value, str) and value.startswith(prefix):
+            return value[len(prefix) :]  # the part a person knows
         return masked(value) if name in secret_fields(item) else value
 
     def empty_value_for(self, name: str | Callable) -> str:

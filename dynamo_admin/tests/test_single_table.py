@@ -632,3 +632,11 @@ def test_the_change_field_action_skips_another_type_s_selected_key(staff, shop):
 
     assert response.status_code == 302  # nothing selected that is a customer
     assert whole_table(shop) == before
+
+
+def test_a_declared_key_prefix_is_searched_and_shown_by_the_part_after_it(staff):
+    for typed in ("2", "CUSTOMER#2"):
+        page = staff.get(CUSTOMERS, {"q": typed}).content.decode()
+
+        assert listed_keys(page, CUSTOMERS) == {("CUSTOMER#2", "PROFILE")}, typed
+        assert ">2</a></th>" in page and ">CUSTOMER#2<" not in page  # its column: the number

@@ -46,6 +46,7 @@ from ..sources import (
     TableScan,
     WordSearch,
     claimed_read,
+    key_terms,
     ordered_reads,
     search_read,
     word_index_of,
@@ -570,10 +571,27 @@ class ChangeListViews:
         search_fields = self.get_search_fields(request)
         if not search_fields or not search_term.strip():
             return queryset, False
-        source = search_read(self.model, search_fields, search_term)
+        source = search_read(self.model, search_fields, self.with_key_prefixes(search_term))
         keep_to_type(self.model, source, self.list_read_budget)
         # Two words of one name may both match: its owner may come again on a later page.
         return source, isinstance(source, WordSearch)
+
+    def with_key_prefixes(self, search_term: str) -> str:
+        """Return a key search with each key's declared prefix put before the part typed.
+
+        With `key_prefixes = {"PK": "CUSTOMER#"}`, `42` searches `CUSTOMER#42` (and
+        `CUSTOMER#42` itself still does); a word search is left as typed.
+        """
+        if not self.key_prefixes or word_index_of(self.model) is not None:
+            return search_term
+        terms = key_terms(search_term)
+        for at, name in enumerate(meta(self.model).key_names[: len(terms)]):
+            prefix = self.key_prefixes.get(name, "")
+            caret = "^" if terms[at].startswith("^") else ""
+            part = terms[at][len(caret) :]
+            if prefix and not part.startswith(prefix):
+                terms[at] = f"{caret}{prefix}{part}"
+        return " ".join(terms)
 
     def changelist_view(self, request, extra_context=None):
         """List one page of items; a POST runs an action on the selected ones."""

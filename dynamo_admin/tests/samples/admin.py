@@ -76,6 +76,7 @@ class CustomerEventInline(TabularInline):
 class CustomerAdmin(ModelAdmin):
     list_display = ("PK", "name", "email")
     search_fields = ("=PK",)
+    key_prefixes = {"PK": "CUSTOMER#"}  # shown and searched by the customer's number
     item_condition = Customer.PK.startswith("CUSTOMER#") & (Customer.SK == "PROFILE")
     inlines = (CustomerOrderInline, CustomerEventInline, CustomerShipmentInline)
 
