@@ -729,7 +729,16 @@ class DynamoInline(BaseDynamoAdmin):
         return admin_script_media("inlines.js")
 
     def parent_key(self, parent: DynamoModel) -> Any:
+        """Return the value `fk_name` holds on the parent's rows: by default its hash key."""
         return pk_of(parent)[0]
+
+    def reads_stored_parent(self) -> bool:
+        """Return whether the rows' key comes from the stored parent, not from its key alone.
+
+        An overridden parent_key (an adjacency list keyed by the parent's GSI1PK) reads an
+        attribute of the parent: its rows are read once the parent is, not beside it.
+        """
+        return type(self).parent_key is not DynamoInline.parent_key
 
     def item_keys(self, request, parent: DynamoModel) -> list[tuple[Any, ...]] | None:
         """Return the keys of the rows the page needs when no Query must find them, else None.

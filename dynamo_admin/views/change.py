@@ -131,6 +131,8 @@ class ChangeFormViews:
         wanted: list[tuple[type[DynamoModel], tuple[Any, ...]]] = [(self.model, key)] * batched
         keyed, queried = {}, []
         for inline in self.get_inline_instances(request, named):
+            if inline.reads_stored_parent():
+                continue  # read after the item, by _create_formsets
             keys = inline.item_keys(request, named)
             if keys is None or len(wanted) + len(keys) > BATCH_GET_LIMIT:
                 queried.append(inline)
