@@ -107,6 +107,7 @@ def budgeted_page(
     item as load() reads it).
     """
     keep = keep or partial(load, model)
+    budget = max(budget, 1)  # a call reads one item at least
     found: list[tuple[dict[str, Any], Model]] = []
     read, units, spent = 0, 0.0, False
     position = start
