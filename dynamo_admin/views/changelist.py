@@ -24,6 +24,7 @@ from django.utils import formats, timezone
 from django.utils.http import urlencode
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.cursors import InvalidCursor
@@ -512,7 +513,11 @@ class ChangeList:
             read = _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
         cost = self.page.cost
         if cost is not None:
-            read += _("; read %(read)s items, kept %(kept)s, %(units)s RCU") % {
+            read += ngettext(
+                "; read %(read)s item, kept %(kept)s, %(units)s RCU",
+                "; read %(read)s items, kept %(kept)s, %(units)s RCU",
+                cost.read,
+            ) % {
                 "read": f"{cost.read:,}",
                 "kept": f"{cost.kept:,}",
                 "units": f"{cost.read_units:,.1f}",
