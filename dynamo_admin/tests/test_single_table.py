@@ -27,11 +27,12 @@ from pynamodb.attributes import UnicodeAttribute
 from pynamodb.models import Model as PynamoModel
 
 from dynamo import tables
+from dynamo.batch import get_together
 from dynamo.models import configure
 from dynamo_admin import ModelAdmin, TabularInline
 from dynamo_admin.models import CHANGE, AdminLog
 from dynamo_admin.sources import unclaimed_items
-from dynamo_admin.stored import get_item
+from dynamo_admin.stored import get_item, load
 from dynamo_admin.writes import Cancelled, Write, write_together
 
 from .conftest import logged_in
@@ -640,3 +641,17 @@ def test_a_declared_key_prefix_is_searched_and_shown_by_the_part_after_it(staff)
 
         assert listed_keys(page, CUSTOMERS) == {("CUSTOMER#2", "PROFILE")}, typed
         assert ">2</a></th>" in page and ">CUSTOMER#2<" not in page  # its column: the number
+
+
+def test_one_batch_get_makes_each_item_by_the_model_it_was_asked_for(shop):
+    wanted = [
+        (Customer, ("CUSTOMER#1", "PROFILE")),
+        (Order, ("CUSTOMER#1", "ORDER#2026-12-01#981")),
+        (Customer, ("CUSTOMER#1", "ORDER#2026-12-01#981")),  # an order asked as a customer
+    ]
+
+    customer, order, nothing = get_together(wanted, consistent_read=True, load=load)
+
+    assert isinstance(customer, Customer) and customer.name == "Ada"
+    assert isinstance(order, Order) and order.total == 40
+    assert nothing is None
