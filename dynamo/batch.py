@@ -95,7 +95,9 @@ def get_together(
         if _key_map(model, key) not in keys:  # DynamoDB refuses a key asked twice
             keys.append(_key_map(model, key))
     connection = wanted[0][0]._get_connection().connection
-    found: dict[tuple[str, str], DynamoModel] = {}
+    # Raw items by table and key: several models may share a table (a single-table design),
+    # so each is made by the model it was asked for, not by its table's.
+    found: dict[tuple[str, str], dict[str, Any]] = {}
     consistency = {"ConsistentRead": True} if consistent_read else {}
     pending = {table: {"Keys": keys, **consistency} for table, keys in requested.items()}
     attempt = 0
@@ -105,15 +107,20 @@ def get_together(
         for table, items in data.get("Responses", {}).items():
             names = _key_names(models[table])
             for raw in items:
-                key = {name: raw[name] for name in names}
-                model = models[table]
-                found[(table, repr(key))] = load(model, raw) if load else model.from_raw_data(raw)
+                found[(table, repr({name: raw[name] for name in names}))] = raw
         pending = data.get("UnprocessedKeys") or {}
         if pending and attempt >= MAX_ATTEMPTS:
             raise GetError(f"Keys of {', '.join(pending)} stayed unprocessed after {attempt} tries")
         if pending:
             (sleep or time.sleep)(backoff_delay(attempt))
-    return [found.get((model.Meta.table_name, repr(_key_map(model, key)))) for model, key in wanted]
+    result = []
+    for model, key in wanted:
+        raw = found.get((model.Meta.table_name, repr(_key_map(model, key))))
+        if raw is None:
+            result.append(None)
+        else:
+            result.append(load(model, raw) if load else model.from_raw_data(raw))
+    return result
 
 
 def _key_map(model: type[DynamoModel], key: tuple[Any, ...]) -> dict[str, Any]:

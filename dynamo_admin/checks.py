@@ -8,12 +8,14 @@ from django.conf import settings
 from django.contrib.admin.utils import flatten_fieldsets
 from django.core import checks
 from pynamodb.exceptions import PynamoDBException, TableDoesNotExist
+from pynamodb.expressions.condition import Condition
 
+from .claims import attribute_names, holds, item_condition
 from .filters import ListFilter, filter_class_for
-from .keys import indexes_of, range_key_names, stored_key_names
+from .keys import hash_key_names, indexes_of, python_name, range_key_names, stored_key_names
 from .meta import meta
 from .models import AdminLog
-from .sources import word_index_of
+from .sources import FilteredScan, claimed_read, word_index_of
 
 if TYPE_CHECKING:
     from .options import DynamoModelAdmin
@@ -45,6 +47,8 @@ def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage
         *check_fields(model_admin),
         *check_inlines(model_admin),
         *check_list_per_page(model_admin),
+        *check_item_condition(model_admin),
+        *check_listed_by_scan(model_admin),
     ]
 
 
@@ -259,17 +263,107 @@ def check_inlines(model_admin) -> list[checks.CheckMessage]:
     errors = []
     for inline in model_admin.inlines:
         keys = stored_key_names(inline.model)
-        if inline.fk_name != keys[0]:
+        fk_stored = stored_name(inline.model, inline.fk_name)
+        index_keys = [hash_key_names(index) for index in indexes_of(inline.model).values()]
+        # An adjacency list: an attribute outside the table's key holding the parent's key.
+        adjacency = fk_stored not in keys and [fk_stored] in index_keys
+        if fk_stored != keys[0] and not adjacency:
             errors.append(
                 _error(
                     model_admin,
                     f"Inline {inline.__name__}: fk_name {inline.fk_name!r} is not the "
-                    f"partition key of the {inline.model.__name__} table: not one Query.",
+                    f"partition key of the {inline.model.__name__} table or of one of its "
+                    "indexes: not one Query.",
                     f"Set fk_name = {keys[0]!r}.",
                     8,
                 )
             )
+            continue
+        instance = inline(model_admin.model, model_admin.admin_site)
+        shared = inline.model.Meta.table_name == model_admin.model.Meta.table_name
+        if shared and item_condition(inline.model, instance.get_item_condition()) is None:
+            errors.append(
+                _error(
+                    model_admin,
+                    f"Inline {inline.__name__}: {inline.model.__name__} shares the "
+                    f"{model_admin.model.__name__} table, and nothing says which of its items "
+                    "are rows: the parent's own item and other types' would be rows too.",
+                    f"Give {inline.model.__name__}'s admin (or the inline) an item_condition "
+                    f"on its range key, e.g. item_condition = {inline.model.__name__}."
+                    f'{python_name(inline.model, keys[-1])}.startswith("ORDER#").',
+                    13,
+                )
+            )
     return errors
+
+
+def stored_name(model, name: str) -> str:
+    """Return the stored name of an attribute named by its Python or its stored name."""
+    attribute = model.get_attributes().get(name)
+    return attribute.attr_name if attribute is not None else name
+
+
+def check_item_condition(model_admin) -> list[checks.CheckMessage]:
+    """Refuse an item_condition that is no condition on key attributes DynamoDB can evaluate."""
+    condition = model_admin.item_condition
+    if condition is None:
+        return []
+    model = model_admin.model
+    keys = set(stored_key_names(model))
+    for index in indexes_of(model).values():
+        keys |= {*hash_key_names(index), *range_key_names(index)}
+    hint = (
+        "Write it as in Model.query, on key attributes: "
+        f'item_condition = {model.__name__}.{meta(model).key_names[-1]}.startswith("PREFIX#").'
+    )
+    if not isinstance(condition, Condition):
+        message = f"item_condition of {model.__name__} is not a PynamoDB condition."
+        return [_error(model_admin, message, hint, 12)]
+    try:
+        holds(condition, {})
+    except ValueError as exc:
+        return [_error(model_admin, f"item_condition of {model.__name__}: {exc}.", hint, 12)]
+    others = attribute_names(condition) - keys
+    if others:
+        message = (
+            f"item_condition of {model.__name__} reads {', '.join(sorted(others))}, which no "
+            "key of the table or of an index holds: no read could keep to its items."
+        )
+        return [_error(model_admin, message, hint, 12)]
+    return []
+
+
+def check_listed_by_scan(model_admin) -> list[checks.CheckMessage]:
+    """Warn where a type on a shared table can only be listed by a filtered Scan."""
+    model = model_admin.model
+    condition = item_condition(model)
+    if not isinstance(claimed_read(model, condition), FilteredScan):
+        return []
+    indexes = indexes_of(model)
+    name = meta(model).object_name
+    if meta(model).discriminator_name:
+        hint = (
+            f"Add a global index partitioned by the discriminator "
+            f"{meta(model).discriminator_name} (a type index): the listing is then one Query."
+        )
+    elif indexes:
+        index_name, index = next(iter(sorted(indexes.items())))
+        key = python_name(model, hash_key_names(index)[0])
+        hint = (
+            f"If every {name}'s {key} holds one value, say so in item_condition "
+            f'(`& ({name}.{key} == "{name.upper()}")`) and the listing is a Query of the index '
+            f"{index_name}; or add a sparse index keyed by an attribute only {name} items hold."
+        )
+    else:
+        hint = (
+            f"Add a sparse global index keyed by an attribute only {name} items hold (a constant "
+            f'per type, e.g. GSI1PK = "{name.upper()}") and name it in item_condition.'
+        )
+    message = (
+        f"{name} shares its table and only a filtered Scan lists its items: each page reads "
+        "items of every type, up to list_read_budget."
+    )
+    return [checks.Warning(message, hint=hint, obj=type(model_admin), id="dynamo_admin.W013")]
 
 
 def check_list_per_page(model_admin) -> list[checks.CheckMessage]:

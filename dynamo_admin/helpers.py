@@ -25,6 +25,7 @@ from django.utils.translation import gettext
 from dynamo.models import DynamoModel
 
 from .display import display
+from .meta import meta
 
 if TYPE_CHECKING:
     from .inlines import InlineFormSet
@@ -204,7 +205,7 @@ class InlineAdminFormSet:
                     "prefix": self.formset.prefix,
                     # Django's own msgids, so its translations apply.
                     "addText": gettext("Add another %(verbose_name)s")
-                    % {"verbose_name": capfirst(self.opts.model.verbose_name)},
+                    % {"verbose_name": capfirst(meta(self.opts.model).verbose_name)},
                     "deleteText": gettext("Remove"),
                 },
             }

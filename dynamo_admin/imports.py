@@ -222,7 +222,9 @@ class Importer:
         attributes = self.model.get_attributes()
         if _is_raw(record):  # a whole item (JSON Lines)
             key_raw = {attributes[n].attr_name: record[attributes[n].attr_name] for n in names}
-            item = load(self.model, key_raw)
+            item = load(
+                self.model, key_raw, condition=None
+            )  # the key alone: its type is asked later
             if item is None or misfits_of(item):
                 return _("the key is not of the model's type")
             return pk_of(item)

@@ -11,6 +11,7 @@ from django.forms import formset_factory
 
 from dynamo.models import DynamoModel
 
+from .claims import condition_attributes
 from .forms import SHOWN_FIELD, VERSION_FIELD, ItemForm, initial_for
 from .keys import key_values, object_id
 from .meta import meta
@@ -82,7 +83,11 @@ class InlineFormSet:
             f"{inline.model.__name__}InlineForm",
             (InlineItemForm, inline.form_class_for(request, self.editable)),
             {
-                "key_names": tuple(meta(inline.model).key_names),
+                # A stored row's key, and what its item_condition reads, stay as stored.
+                "key_names": (
+                    *meta(inline.model).key_names,
+                    *condition_attributes(inline.model, inline.get_item_condition()),
+                ),
                 "can_change_stored": self.can_change,
             },
         )

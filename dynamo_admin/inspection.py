@@ -221,12 +221,14 @@ def _key_roles(key_schema: list[dict[str, str]]) -> dict[str, str]:
 
 @dataclass
 class Inspected:
-    """A model to write for one table: its class, attributes and index classes."""
+    """A model to write for one table (or one type of a shared table): class, attributes,
+    index classes and, for a type, the item_condition its admin says its items by."""
 
     sampled: Sampled
     class_name: str
     attributes: list[Attribute]
     indexes: list[tuple[str, str, dict[str, Any], str]]  # class, attribute, index, kind
+    item_condition: str = ""
 
     @property
     def keys(self) -> list[Attribute]:
@@ -235,10 +237,72 @@ class Inspected:
         ]
 
 
-def inspect(sampled: Sampled, classes: set[str]) -> Inspected:
-    """Work out the model of one sampled table: keys, attributes seen, indexes."""
+# At most this many types are told apart in one table by their key prefixes; more is taken
+# for data (a range key of dates or names), one model for the whole table.
+MAX_TYPES = 12
+TYPE_WORD = re.compile(r"\A[A-Za-z][A-Za-z0-9_]{0,29}\Z")
+
+
+def split_by_type(sampled: Sampled) -> tuple[str, list[tuple[str, str, Sampled]]]:
+    """Return a single table's key that tells its types, and its sampled items by type.
+
+    The types are the prefixes before `#` of the range key's values (`PROFILE`, `ORDER#…`),
+    else of the hash key's: (type, "equal" where every value of it is the prefix itself,
+    else "prefix", its items). One type, more than MAX_TYPES, or no text key: ("", []).
+    """
     table = sampled.table
-    model_class = class_name(sampled.name, classes)
+    defined = {d["AttributeName"]: d["AttributeType"] for d in table["AttributeDefinitions"]}
+    roles = _key_roles(table["KeySchema"])
+    for role in ("RANGE", "HASH"):
+        name = next((n for n, r in roles.items() if r == role), None)
+        if name is None or defined.get(name) != "S":
+            continue
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for item in sampled.items:
+            value = item.get(name, {}).get("S", "")
+            groups.setdefault(value.split("#", 1)[0], []).append(item)
+        types = [
+            (
+                prefix,
+                "equal" if all(i[name]["S"] == prefix for i in items) else "prefix",
+                Sampled(table, items),
+            )
+            for prefix, items in sorted(groups.items())
+        ]
+        # A type is a word (`ORDER`, `Profile`), and some type's keys go on after a `#`: a
+        # key of names or dates (`Amazon S3`, `2015-09-15`) is data, not types.
+        words = all(TYPE_WORD.match(prefix) for prefix in groups)
+        if 2 <= len(types) <= MAX_TYPES and words and any(k == "prefix" for _, k, _ in types):
+            return name, types
+    return "", []
+
+
+def inspect_types(sampled: Sampled, classes: set[str]) -> list[Inspected]:
+    """Work out the models of one sampled table: one per type on a single table, else one.
+
+    Each type's model declares the attributes its own items hold, and its admin says which
+    items are its own with an item_condition on the key that told the types apart.
+    """
+    key_name, types = split_by_type(sampled)
+    if not types:
+        return [inspect(sampled, classes)]
+    models = []
+    for prefix, kind, items in types:
+        one = inspect(items, classes, type_name=prefix)
+        key = f"{one.class_name}.{next(a.python for a in one.attributes if a.stored == key_name)}"
+        if kind == "equal":
+            one.item_condition = f"{key} == {_string(prefix)}"
+        else:
+            one.item_condition = f"{key}.startswith({_string(prefix + '#')})"
+        models.append(one)
+    return models
+
+
+def inspect(sampled: Sampled, classes: set[str], type_name: str = "") -> Inspected:
+    """Work out the model of one sampled table, or of one type's items: keys, attributes,
+    indexes."""
+    table = sampled.table
+    model_class = class_name(type_name.lower() or sampled.name, classes)
     index_classes = [
         (_index_class_name(index["IndexName"], model_class, classes), index, kind)
         for key, kind in INDEX_KINDS.items()
@@ -361,7 +425,10 @@ def _model_source(inspected: Inspected, endpoint: str | None, region: str | None
     billing = (table.get("BillingModeSummary") or {}).get("BillingMode")
     lines = [
         f"class {inspected.class_name}(Model):",
-        f'    """The items of the table below ({count(len(sampled.items), "item")} sampled)."""',
+        f'    """The items of the table below ({count(len(sampled.items), "item")} sampled)."""'
+        if not inspected.item_condition
+        else f'    """One type of the table below ({count(len(sampled.items), "item")} sampled): '
+        f'its admin\'s item_condition says which."""',
         "",
         "    class Meta:",
         f"        table_name = {_string(sampled.name)}",
@@ -443,6 +510,7 @@ def admin_source(inspected: list[Inspected], models_module: str = ".models") -> 
             f"class {admin_class}(ModelAdmin):",
             f"    list_display = {_tuple([k.python for k in one.keys])}",
             f"    {_search_fields(one.keys[0])}",
+            *([f"    item_condition = {one.item_condition}"] if one.item_condition else []),
             "",
         ]
     return "\n".join(lines).rstrip("\n") + "\n"

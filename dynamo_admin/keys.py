@@ -153,6 +153,12 @@ def range_key_names(index: Any) -> list[str]:
     return [a.attr_name for a in index.Meta.attributes.values() if a.is_range_key]
 
 
+def index_key_attribute(index: Any, stored_name: str) -> Attribute:
+    """Return the index's own key attribute stored under this name (it types a Query's value)."""
+    declared = getattr(index.Meta, "key_attributes", None) or index.Meta.attributes.values()
+    return next(a for a in declared if a.attr_name == stored_name)
+
+
 def python_name(model: type[Model], stored_name: str) -> str:
     """Return the Python name of the model's attribute stored under this name."""
     for name, attribute in model.get_attributes().items():

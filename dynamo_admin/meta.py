@@ -54,6 +54,8 @@ class ModelOpts:
         self.field_choices: dict[str, tuple[str, ...]] = own(model, "field_choices") or {}
         self.field_labels: dict[str, str] = own(model, "field_labels") or {}
         self.references: dict[str, type[Model]] = own(model, "references") or {}
+        # Which items of a shared table are the model's (dynamo_admin.claims), as its admin says.
+        self.item_condition = getattr(admin_class, "item_condition", None)
         discriminator = model._get_discriminator_attribute()
         self.discriminator_name = (
             next(name for name, a in attributes.items() if a is discriminator)

@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
+from pynamodb.expressions.condition import Condition
 
 from dynamo import meter
 from dynamo.batch import Partition
@@ -29,21 +30,31 @@ from dynamo.models import DynamoModel
 from . import actions as builtin_actions
 from .autocomplete import DynamoAutocompleteSelect
 from .checks import DynamoModelAdminChecks
+from .claims import condition_attributes, item_condition, split_for_query
 from .deletion import delete_with_related
 from .display import masked
 from .filters import ListFilter, filter_class_for
 from .forms import ItemForm, formfield_for, is_editable, item_form_class, unformable
 from .inlines import InlineFormSet
-from .keys import hash_key_names, indexes_of, key_values, object_id
+from .keys import (
+    hash_key_names,
+    indexes_of,
+    key_values,
+    object_id,
+    range_key_names,
+    stored_key_names,
+)
 from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
+from .sources import LIST_READ_BUDGET
 from .stored import get_item, misfit_text, misfits_of, tolerant
 from .views.change import ChangeFormViews
 from .views.changelist import ChangeListViews
 from .views.delete import DeleteViews
 from .views.history import HistoryViews
 from .views.transfer import TransferViews
+from .views.unclaimed import UnclaimedViews
 
 # The actions every model admin has, as Django's site gives delete_selected to every one.
 BUILTIN_ACTIONS = {
@@ -81,6 +92,17 @@ class BaseDynamoAdmin:
     formfield_overrides: dict[type[Attribute], dict[str, Any]] = {}
     # References (the model's `references`) edited through Django's autocomplete select.
     autocomplete_fields: Sequence[str] = ()
+    # Which items of a shared table are the model's: a PynamoDB condition on key attributes
+    # (`Order.SK.startswith("ORDER#")`); a discriminator says it by itself (dynamo_admin.claims).
+    item_condition: Condition | None = None
+
+    # Key templates: a composed key's constant prefix by attribute ({"PK": "CUSTOMER#"}). The
+    # admin shows and searches such a key by the part after it (`42` for `CUSTOMER#42`).
+    key_prefixes: dict[str, str] = {}
+
+    def get_item_condition(self) -> Condition | None:
+        """Return the condition on key attributes that holds for every item of the model."""
+        return self.item_condition
 
     def attribute_names(self) -> list[str]:
         """Return the model's attribute names, keys first, in declaration order."""
@@ -108,6 +130,11 @@ class BaseDynamoAdmin:
         names += [n for n in not_editable(self.model) if n not in names]
         if obj is not None:
             names += meta(self.model).key_names
+            names += [
+                n
+                for n in condition_attributes(self.model, self.get_item_condition())
+                if n not in names
+            ]
             names += [n for n in [*misfits_of(obj), *unformable(obj)] if n not in names]
         return names
 
@@ -182,6 +209,9 @@ class BaseDynamoAdmin:
         value = getattr(item, name, None)
         if callable(value):
             return value()
+        prefix = self.key_prefixes.get(name, "")
+        if prefix and isinstance(value, str) and value.startswith(prefix):
+            return value[len(prefix) :]  # the part a person knows
         return masked(value) if name in secret_fields(item) else value
 
     def empty_value_for(self, name: str | Callable) -> str:
@@ -219,7 +249,13 @@ class BaseDynamoAdmin:
 
 
 class DynamoModelAdmin(
-    ChangeListViews, ChangeFormViews, DeleteViews, HistoryViews, TransferViews, BaseDynamoAdmin
+    ChangeListViews,
+    ChangeFormViews,
+    DeleteViews,
+    HistoryViews,
+    TransferViews,
+    UnclaimedViews,
+    BaseDynamoAdmin,
 ):
     """Admin options for one DynamoDB model, with Django's option names and view hooks.
 
@@ -238,6 +274,8 @@ class DynamoModelAdmin(
     inlines: Sequence[type[DynamoInline]] = ()
     actions: Sequence[str | Callable] = ()
     list_per_page = 50
+    # On a shared table, what a page of a filtered Scan may read, in items (see get_type_read).
+    list_read_budget = LIST_READ_BUDGET
     # A delete confirmation lists this many owned rows per table, then "and N more".
     deleted_objects_shown = 20
     save_on_top = False
@@ -576,6 +614,7 @@ class DynamoModelAdmin(
             path("add/", wrap(self.add_view), name=f"{prefix}_add"),
             path("export/", wrap(self.export_view), name=f"{prefix}_export"),
             path("import/", wrap(self.import_view), name=f"{prefix}_import"),
+            path("unclaimed/", wrap(self.unclaimed_view), name=f"{prefix}_unclaimed"),
             path("<path:object_id>/history/", wrap(self.history_view), name=f"{prefix}_history"),
             path("<path:object_id>/delete/", wrap(self.delete_view), name=f"{prefix}_delete"),
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{prefix}_change"),
@@ -643,6 +682,8 @@ class DynamoInline(BaseDynamoAdmin):
     """
 
     fk_name = ""
+    # Which items of the model are this inline's; None: its model admin's (dynamo_admin.claims).
+    item_condition: Condition | None = None
     extra = 1
     min_num = 0
     max_num: int | None = None
@@ -688,7 +729,16 @@ class DynamoInline(BaseDynamoAdmin):
         return admin_script_media("inlines.js")
 
     def parent_key(self, parent: DynamoModel) -> Any:
+        """Return the value `fk_name` holds on the parent's rows: by default its hash key."""
         return pk_of(parent)[0]
+
+    def reads_stored_parent(self) -> bool:
+        """Return whether the rows' key comes from the stored parent, not from its key alone.
+
+        An overridden parent_key (an adjacency list keyed by the parent's GSI1PK) reads an
+        attribute of the parent: its rows are read once the parent is, not beside it.
+        """
+        return type(self).parent_key is not DynamoInline.parent_key
 
     def item_keys(self, request, parent: DynamoModel) -> list[tuple[Any, ...]] | None:
         """Return the keys of the rows the page needs when no Query must find them, else None.
@@ -698,6 +748,8 @@ class DynamoInline(BaseDynamoAdmin):
         gets the items at these keys together with its own item, in one BatchGetItem; None
         leaves the rows to get_items (override both to read rows another way).
         """
+        if self.fk_stored_name() != stored_key_names(self.model)[0]:
+            return None  # rows by an index (an adjacency list): its Query finds them
         if request.method == "POST" and self.has_editable_rows(request, parent):
             shown = InlineFormSet.posted_keys(request.POST, meta(self.model).model_name)
             keys = [key_values(self.model, oid) if oid else None for oid in shown]
@@ -715,14 +767,57 @@ class DynamoInline(BaseDynamoAdmin):
             or (self.can_delete and self.has_delete_permission(request, parent))
         )
 
+    def get_item_condition(self) -> Condition | None:
+        """Return which items are this inline's: its own item_condition, else its model admin's."""
+        if self.item_condition is not None:
+            return self.item_condition
+        return meta(self.model).item_condition
+
     def get_items(self, parent: DynamoModel) -> list[DynamoModel]:
-        """Return the parent's items of this inline: one Query, or one GetItem."""
+        """Return the parent's items of this inline: one Query, or one GetItem.
+
+        On a table the parent shares with its rows (an item collection) the Query holds the
+        rows' item_condition as its range key condition (`SK begins_with "ORDER#"`), the rest
+        of it and a discriminator as its filter: never the parent's own item or other types.
+        An `fk_name` that is an index's partition key (an adjacency list) is a Query of that
+        index.
+        """
         if meta(self.model).key_names == [self.fk_name]:
             item = get_item(self.model, (self.parent_key(parent),), consistent_read=True)
             return [item] if item is not None else []
-        limit = self.max_num or None
-        rows = self.model.query(self.parent_key(parent), limit=limit, consistent_read=True)
-        return [row for row in tolerant(rows, self.model) if row is not None]
+        condition = self.get_item_condition()
+        queried, consistent = self.model, True
+        fk_stored = self.fk_stored_name()
+        if fk_stored not in stored_key_names(self.model):
+            queried, consistent = self.fk_index(), False  # a GSI reads eventually consistent
+        range_names = range_key_names(queried) if queried is not self.model else None
+        if range_names is None:
+            range_names = stored_key_names(self.model)[1:]
+        range_condition, filter_condition = split_for_query(
+            condition, fk_stored, range_names[0] if range_names else None
+        )
+        rows = queried.query(
+            self.parent_key(parent),
+            range_key_condition=range_condition,
+            filter_condition=filter_condition,
+            limit=self.max_num or None,
+            consistent_read=consistent,
+        )
+        return [
+            row
+            for row in tolerant(rows, self.model, condition=item_condition(self.model, condition))
+            if row is not None
+        ]
+
+    def fk_stored_name(self) -> str:
+        """Return the stored name of `fk_name` (named by its Python or its stored name)."""
+        attribute = self.model.get_attributes().get(self.fk_name)
+        return attribute.attr_name if attribute is not None else self.fk_name
+
+    def fk_index(self) -> GlobalIndex:
+        """Return the index whose partition key is `fk_name` (checked at start-up)."""
+        fk_stored = self.fk_stored_name()
+        return next(i for i in indexes_of(self.model).values() if hash_key_names(i) == [fk_stored])
 
     def new_item(self, parent: DynamoModel) -> DynamoModel:
         item = self.model()

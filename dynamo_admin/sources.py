@@ -6,6 +6,7 @@ from the model's keys and indexes: which read lists the table in an attribute's 
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,15 +17,17 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
-from pynamodb.constants import ITEMS
+from pynamodb.constants import ITEMS, LAST_EVALUATED_KEY
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
 
+from .claims import fixed_value, split_for_query
 from .keys import (
     hash_key_names,
+    index_key_attribute,
     indexes_of,
     parse_key_value,
     python_name,
@@ -39,15 +42,133 @@ Key = dict[str, Any]
 
 
 @dataclass
+class ReadCost:
+    """What a filtered read of one page cost: items DynamoDB read, those kept, capacity."""
+
+    read: int
+    kept: int
+    read_units: float
+    budget: int
+    spent: bool  # the budget ran out before the page was full
+
+
+@dataclass
 class Page:
     """One page of items and where the next page starts (None: the last page).
 
     The start is a key the next Query or Scan resumes after, or a merge's place in each of
     its partitions (PartitionMerge): either way shaped as a key, for the signed cursor.
+    A read that DynamoDB filters says what it cost (`cost`), to be shown with the page.
     """
 
     items: list[DynamoModel]
     next_start: Key | None
+    cost: ReadCost | None = None
+
+
+# One filtered call reads at most this many items (fewer when the budget has less left).
+SCAN_CALL_ITEMS = 1000
+# What a filtered listing may read for one page, in items, unless its admin says otherwise
+# (`list_read_budget`): about 125 RCU of a Scan of 1 KB items, eventually consistent.
+LIST_READ_BUDGET = 1000
+
+
+def next_limit(wanted: int, kept: int, read: int) -> int:
+    """Return how many items the next call of a filtered read asks for (its Limit).
+
+    `wanted` items to keep, `kept` of the `read` so far: the items still needed over the
+    share kept, with a tenth more; all the first time, the most when nothing was kept.
+    """
+    if read == 0:
+        return wanted
+    if kept == 0:
+        return SCAN_CALL_ITEMS
+    return max(1, min(SCAN_CALL_ITEMS, math.ceil((wanted - kept) * read / kept * 1.1)))
+
+
+def budgeted_page(
+    model: type[Model],
+    per_page: int,
+    start: Key | None,
+    call: Callable[[int, Key | None], Any],
+    cursor_names: list[str],
+    budget: int,
+    keep: Callable[[dict[str, Any]], Any] | None = None,
+) -> Page:
+    """Take a full page from a filtered read, call by call, unless `budget` items are read first.
+
+    `call(limit, start)` makes one Query or Scan call and returns DynamoDB's answer. DynamoDB
+    filters what each call read, so a type few items hold may take many calls: they go on
+    until the page is full, the data ends or `budget` items were read; the page then says
+    so (no silently short page) and Next resumes where reading stopped. The first call
+    reads a page and one more; each next one as many as the share kept so far says the page
+    still needs (up to SCAN_CALL_ITEMS): few calls for a rare type, little read for a common one.
+    `keep(raw)` returns what the page lists of a stored item, or None (default: the model's
+    item as load() reads it).
+    """
+    keep = keep or partial(load, model)
+    budget = max(budget, 1)  # a call reads one item at least
+    found: list[tuple[dict[str, Any], Model]] = []
+    read, units, spent = 0, 0.0, False
+    position = start
+    while True:
+        data = call(min(next_limit(per_page + 1, len(found), read), budget - read), position)
+        read += data.get("ScannedCount", 0)
+        units += (data.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)
+        for raw in data.get(ITEMS, []):
+            item = keep(raw)
+            if item is not None:
+                found.append((raw, item))
+        position = data.get(LAST_EVALUATED_KEY)
+        if len(found) > per_page or position is None:
+            break
+        if read >= budget:
+            spent = len(found) < per_page
+            break
+    if len(found) > per_page:
+        found = found[:per_page]
+        position = {name: found[-1][0][name] for name in cursor_names}
+    items = [item for _raw, item in found]
+    return Page(items, position, ReadCost(read, len(items), units, budget, spent))
+
+
+def unclaimed_items(
+    table_name: str,
+    models: Sequence[type[Model]] | None = None,
+    per_page: int = 50,
+    start: Key | None = None,
+    budget: int = LIST_READ_BUDGET,
+) -> Page:
+    """Return a page of the stored items of a table that no model served on it claims.
+
+    `models` are the models that may claim items (by default those Django's admin site
+    registered); an item is claimed by a model of the table whose admin would list it
+    (stored.load: its discriminator, its item_condition). The page's items are raw DynamoDB
+    items; it is read as a filtered listing is (a Scan, until the page is full or `budget`
+    items were read, its cost on the page).
+    """
+    if models is None:
+        from django.contrib import admin
+
+        models = [m for m in admin.site._registry if isinstance(m, type) and issubclass(m, Model)]
+    served = models_on_table(models, table_name)
+    if not served:
+        raise ValueError(f"No model is served on the table {table_name!r}.")
+    model = served[0]
+
+    def keep(raw: dict[str, Any]) -> dict[str, Any] | None:
+        return None if any(load(m, raw) is not None for m in served) else raw
+
+    def call(limit: int, position: Key | None) -> Any:
+        return model._get_connection().scan(limit=limit, exclusive_start_key=position)
+
+    names = stored_key_names(model)
+    return budgeted_page(model, per_page, start, call, names, budget, keep=keep)
+
+
+def models_on_table(models: Sequence[type[Model]], table_name: str) -> list[type[Model]]:
+    """Return the models among these whose table is `table_name`, each once."""
+    return [m for m in dict.fromkeys(models) if m.Meta.table_name == table_name]
 
 
 def take_page(results: Any, per_page: int) -> Page:
@@ -91,6 +212,29 @@ class TableScan(Source):
 
 
 @dataclass
+class FilteredScan(Source):
+    """A type's listing that no key or index serves: a Scan keeping the type's items.
+
+    DynamoDB filters (the item_condition, the discriminator) after reading, and bills what
+    it read: each page reads until it is full or `budget` items were read, and says so.
+    """
+
+    condition: Condition | None
+    budget: int = LIST_READ_BUDGET
+
+    def page(self, model, per_page, start, forward=True) -> Page:
+        def call(limit: int, position: Key | None) -> Any:
+            return model._get_connection().scan(
+                filter_condition=self.condition, limit=limit, exclusive_start_key=position
+            )
+
+        return budgeted_page(model, per_page, start, call, stored_key_names(model), self.budget)
+
+    def scope(self, forward: bool) -> str:
+        return f"filtered-scan:{self.condition!r}"
+
+
+@dataclass
 class IndexScan(Source):
     """A Scan of a sparse index, with a limit."""
 
@@ -116,6 +260,8 @@ class PartitionQuery(Source):
     range_key_condition: Condition | None
     # The chosen list filters that narrow it (a search's or another filter's Query).
     filter_condition: Condition | None = None
+    # Set on a type's listing (claimed_read): a filtered page reads on to this many items.
+    read_budget: int | None = None
 
     def queried(self, model: type[DynamoModel]) -> Any:
         """Return what is queried: the model (its table) or one of its indexes."""
@@ -137,6 +283,29 @@ class PartitionQuery(Source):
 
     def page(self, model, per_page, start, forward=True) -> Page:
         """Take a page; narrowed by a filter expression, from NARROWED_CALLS_PER_PAGE calls."""
+        if self.read_budget is not None:
+            queried = self.queried(model)
+            index_name = None if queried is model else queried.Meta.index_name
+            if index_name is None:
+                hash_value = model._serialize_keys(self.hash_key)[0]
+            else:
+                hash_value = queried._hash_key_attribute().serialize(self.hash_key)
+
+            # The connection's own Query: PynamoDB's would add the discriminator to the filter,
+            # which DynamoDB refuses where the index is keyed by it.
+            def call(limit: int, position: Key | None) -> Any:
+                return model._get_connection().query(
+                    hash_value,
+                    range_key_condition=self.range_key_condition,
+                    filter_condition=self.filter_condition,
+                    index_name=index_name,
+                    scan_index_forward=forward,
+                    limit=limit,
+                    exclusive_start_key=position,
+                )
+
+            names = self.cursor_names(model)
+            return budgeted_page(model, per_page, start, call, names, self.read_budget)
         if self.filter_condition is None:
             return super().page(model, per_page, start, forward)
         calls = self.read(model, per_page, start, forward).page_iter  # one DynamoDB call each
@@ -472,6 +641,55 @@ def ordered_reads(
     if date_index is not None and range_key_names(date_index):
         reads[range_key_names(date_index)[0]] = (MonthWalk(date_index), (False,))
     return reads
+
+
+def claimed_read(
+    model: type[Model], condition: Condition | None, budget: int = LIST_READ_BUDGET
+) -> Source | None:
+    """Return the cheapest exact read of a type's items on a shared table (None: no condition).
+
+    A condition fixing the table's hash key (`PK = "SETTING"`) is a Query of that partition,
+    its range part the key condition; one fixing an index's partition key, or a discriminator
+    an index is partitioned by (a sparse or type index), a Query of that index; otherwise a
+    Scan, filtered. What the key condition cannot hold is the Query's filter.
+    """
+    if condition is None:
+        return None
+    attributes = model.get_attributes()
+    hash_name, *range_names = stored_key_names(model)
+    fixed = fixed_value(condition, hash_name)
+    if fixed is not None:
+        range_condition, rest = split_for_query(
+            condition, hash_name, range_names[0] if range_names else None
+        )
+        hash_attribute = attributes[python_name(model, hash_name)]
+        range_key = python_name(model, range_names[0]) if range_names else ""
+        read: PartitionQuery = TableQuery(
+            typed_value(hash_attribute, fixed), range_condition, range_key=range_key
+        )
+        read.filter_condition, read.read_budget = rest, budget
+        return read
+    for index in indexes_of(model).values():
+        index_hash = hash_key_names(index)
+        if len(index_hash) != 1:
+            continue
+        fixed = fixed_value(condition, index_hash[0])
+        if fixed is None:
+            continue
+        index_range = range_key_names(index)
+        range_condition, rest = split_for_query(
+            condition, index_hash[0], index_range[0] if len(index_range) == 1 else None
+        )
+        hash_attribute = index_key_attribute(index, index_hash[0])
+        read = IndexQuery(index, typed_value(hash_attribute, fixed), range_condition)
+        read.filter_condition, read.read_budget = rest, budget
+        return read
+    return FilteredScan(condition, budget)
+
+
+def typed_value(attribute: Attribute, stored: dict[str, Any]) -> Any:
+    """Return a stored value ({type: value}) as the attribute's Python value."""
+    return attribute.deserialize(attribute.get_value(stored))
 
 
 def key_terms(text: str) -> list[str]:

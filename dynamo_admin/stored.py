@@ -22,9 +22,15 @@ from dynamo import limits
 from dynamo.codec import encode
 from dynamo.models import DynamoModel
 
+from .claims import MODELS, claims
 
-def load(model: type[Model], raw: dict[str, Any]) -> Model | None:
+
+def load(model: type[Model], raw: dict[str, Any], condition: Any = MODELS) -> Model | None:
     """Return the item a raw DynamoDB item is for the model; None if another model's.
+
+    Another model's item is one of another discriminator value, or one the model's
+    `item_condition` does not hold for (dynamo_admin.claims); `condition` replaces that one
+    (an inline's own; None: any item).
 
     An attribute whose stored value the model cannot read is left unset and kept in the
     item's misfits ({name: stored value}); the raw item is kept as `_stored`.
@@ -35,6 +41,8 @@ def load(model: type[Model], raw: dict[str, Any]) -> Model | None:
         return None  # a discriminator no class of the model's declares
     if stored_class is not None and not issubclass(stored_class, model):
         return None  # another class's item on a shared table
+    if not claims(model, raw, condition):
+        return None  # another type's item on a shared table
     try:
         item = model.from_raw_data(raw)
         misfits: dict[str, Any] = {}
@@ -88,12 +96,12 @@ def raw_of(item: Model) -> dict[str, Any]:
     return getattr(item, "_stored", None) or {}
 
 
-def tolerant(results: Any, model: type[Model]) -> Any:
+def tolerant(results: Any, model: type[Model], condition: Any = MODELS) -> Any:
     """Make a Query's or Scan's results read every item as load() does, skipping none.
 
     Another model's items on a shared table come out as None: callers skip them.
     """
-    results._map_fn = partial(load, model)
+    results._map_fn = partial(load, model, condition=condition)
     return results
 
 

@@ -17,6 +17,7 @@ from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
 from dynamo.models import DynamoModel, taken_key_message
 
+from .claims import MODELS, item_condition
 from .meta import label_of, meta, pk_of
 from .models import ADDITION, DELETION, AdminLog, object_key_for
 from .stored import misfits_of, raw_of
@@ -173,10 +174,15 @@ def item_request(write: Write) -> dict[str, Any]:
     item, model = write.item, type(write.item)
     unversioned = meta(model).version_name is None
     still_there = model._hash_key_attribute().exists()
+    # On a shared table the stored item must still be this model's (its discriminator, its
+    # admin's item_condition): a write never turns another type's item into this one.
+    own = type_condition(write)
     if write.action == DELETION and not write.checked:
         return {"Delete": item.get_delete_kwargs_from_instance(add_version_condition=False)}
     if write.action == DELETION:
         condition = still_there if unversioned else None
+        if own is not None:
+            condition = own if condition is None else condition & own
         return {"Delete": item.get_delete_kwargs_from_instance(condition=condition)}
     if isinstance(item, DynamoModel):
         item.stamp()
@@ -187,8 +193,17 @@ def item_request(write: Write) -> dict[str, Any]:
     condition = still_there
     if unversioned and write.shown:
         condition = shown_condition(model, write.shown, list(write.changes))
+    if own is not None:
+        condition &= own
     actions = update_actions(item, changed_names(item))
     return {"Update": item.get_update_kwargs_from_instance(actions, condition=condition)}
+
+
+def type_condition(write: Write) -> Any:
+    """Return the condition the stored item holds as its model's (None where there is none)."""
+    get_declared = getattr(write.admin, "get_item_condition", None)
+    declared = get_declared() if get_declared is not None else MODELS
+    return item_condition(type(write.item), declared)
 
 
 # --- what a change writes: the attributes whose values differ from what was read ----------

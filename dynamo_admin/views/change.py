@@ -20,6 +20,7 @@ from dynamo.limits import keys_fit
 from dynamo.models import DynamoModel
 
 from .. import helpers
+from ..claims import key_problem
 from ..display import display, masked_stored
 from ..forms import ItemForm
 from ..keys import Original, key_item
@@ -130,6 +131,8 @@ class ChangeFormViews:
         wanted: list[tuple[type[DynamoModel], tuple[Any, ...]]] = [(self.model, key)] * batched
         keyed, queried = {}, []
         for inline in self.get_inline_instances(request, named):
+            if inline.reads_stored_parent():
+                continue  # read after the item, by _create_formsets
             keys = inline.item_keys(request, named)
             if keys is None or len(wanted) + len(keys) > BATCH_GET_LIMIT:
                 queried.append(inline)
@@ -277,6 +280,14 @@ class ChangeFormViews:
                 continue
             if write.action == DELETION:
                 continue
+            if write.action == ADDITION:  # on a shared table, a key of this model's own
+                problem = key_problem(
+                    type(write.item), write.item, write.admin.get_item_condition()
+                )
+                if problem:
+                    write.form.add_error(None, problem)
+                    valid = False
+                    continue
             try:
                 full_clean(write.item)
             except ValidationError as exc:

@@ -24,6 +24,7 @@ from django.utils import formats, timezone
 from django.utils.http import urlencode
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dynamo.batch import BATCH_GET_LIMIT, get_together
 from dynamo.cursors import InvalidCursor
@@ -32,6 +33,7 @@ from dynamo.models import DynamoModel
 from dynamo.words import BadSearch
 
 from .. import pagination
+from ..claims import item_condition, split_for_query
 from ..display import display
 from ..keys import hash_key_names, key_values, object_id, range_key_names, stored_key_names
 from ..meta import label_of, meta, pk_of
@@ -41,8 +43,11 @@ from ..sources import (
     OrderedReads,
     PartitionQuery,
     Source,
+    TableQuery,
     TableScan,
     WordSearch,
+    claimed_read,
+    key_terms,
     ordered_reads,
     search_read,
     word_index_of,
@@ -201,12 +206,19 @@ class ChangeList:
         return month
 
     def listing_source(self) -> Source:
-        """Return the read of the whole table: in the chosen or declared order, else a Scan."""
+        """Return the read of the whole table: in the chosen or declared order, else a Scan.
+
+        On a table the model shares with other types, its own items' read (get_type_read: a
+        Query where its condition or discriminator fixes a partition, else a filtered Scan)
+        comes before a declared order, which would read the other types' items too.
+        """
         reads = self.ordered_reads
-        for name, forward in [self.order, *self.declared_order()]:
+        own = self.model_admin.get_type_read(self.request)
+        declared = self.declared_order() if own is None else []
+        for name, forward in [self.order, *declared]:
             if name in reads and forward in reads[name][1]:
                 return reads[name][0]
-        return TableScan()
+        return own if own is not None else TableScan()
 
     def chosen_narrowings(self, skip: str = "") -> list[tuple[str, tuple[str, Any] | None]]:
         """Return each chosen filter's and month's title and (attribute, condition on items).
@@ -476,6 +488,9 @@ class ChangeList:
         """
         descriptions = {
             "TableScan": _("Scan of the table (one page)"),
+            "FilteredScan": _(
+                "Scan of the table kept to this type's items (no key or index serves them)"
+            ),
             "PartitionMerge": _("Queries of every partition of the index %(index)s, merged"),
             "MonthWalk": _("Queries of the index %(index)s, month by month, newest first"),
             "IndexScan": _("Scan of the sparse index %(index)s (one page)"),
@@ -495,7 +510,23 @@ class ChangeList:
             read = type(self.source).__name__
         if self.narrowed_by:
             filters = ", ".join(self.narrowed_by)
-            return _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
+            read = _("%(read)s, narrowed by %(filters)s") % {"read": read, "filters": filters}
+        cost = self.page.cost
+        if cost is not None:
+            read += ngettext(
+                "; read %(read)s item, kept %(kept)s, %(units)s RCU",
+                "; read %(read)s items, kept %(kept)s, %(units)s RCU",
+                cost.read,
+            ) % {
+                "read": f"{cost.read:,}",
+                "kept": f"{cost.kept:,}",
+                "units": f"{cost.read_units:,.1f}",
+            }
+            if cost.spent:
+                read += _(
+                    "; the page's read budget (%(budget)s items) ran out before it was full:"
+                    " Next reads on"
+                ) % {"budget": f"{cost.budget:,}"}
         return read
 
 
@@ -523,6 +554,15 @@ class ChangeListViews:
             self.get_date_hierarchy_index(request),
         )
 
+    def get_type_read(self, request) -> Source | None:
+        """Return the read listing only the model's items of a shared table, else None.
+
+        Planned from the item_condition and the discriminator (dynamo_admin.sources.
+        claimed_read): a Query of a partition or an index they fix, else a filtered Scan that
+        reads up to `list_read_budget` items a page.
+        """
+        return claimed_read(self.model, item_condition(self.model), self.list_read_budget)
+
     def get_search_results(
         self, request, queryset: Source, search_term: str
     ) -> tuple[Source, bool]:
@@ -536,9 +576,27 @@ class ChangeListViews:
         search_fields = self.get_search_fields(request)
         if not search_fields or not search_term.strip():
             return queryset, False
-        source = search_read(self.model, search_fields, search_term)
+        source = search_read(self.model, search_fields, self.with_key_prefixes(search_term))
+        keep_to_type(self.model, source, self.list_read_budget)
         # Two words of one name may both match: its owner may come again on a later page.
         return source, isinstance(source, WordSearch)
+
+    def with_key_prefixes(self, search_term: str) -> str:
+        """Return a key search with each key's declared prefix put before the part typed.
+
+        With `key_prefixes = {"PK": "CUSTOMER#"}`, `42` searches `CUSTOMER#42` (and
+        `CUSTOMER#42` itself still does); a word search is left as typed.
+        """
+        if not self.key_prefixes or word_index_of(self.model) is not None:
+            return search_term
+        terms = key_terms(search_term)
+        for at, name in enumerate(meta(self.model).key_names[: len(terms)]):
+            prefix = self.key_prefixes.get(name, "")
+            caret = "^" if terms[at].startswith("^") else ""
+            part = terms[at][len(caret) :]
+            if prefix and not part.startswith(prefix):
+                terms[at] = f"{caret}{prefix}{part}"
+        return " ".join(terms)
 
     def changelist_view(self, request, extra_context=None):
         """List one page of items; a POST runs an action on the selected ones."""
@@ -584,6 +642,8 @@ class ChangeListViews:
             "selection_note": _("0 of %(cnt)s selected") % {"cnt": len(rows)},
             "module_name": str(self.opts.verbose_name_plural),
             "has_add_permission": self.has_add_permission(request),
+            # On a table other models share, the items none of them claims (views/unclaimed).
+            "unclaimed_url": self.url_for("unclaimed") if len(self.table_models()) > 1 else None,
             "has_import_permission": self.has_add_permission(request)
             or self.has_change_permission(request),
             **(extra_context or {}),
@@ -644,6 +704,26 @@ class ChangeListViews:
         request.current_app = self.admin_site.name
         template = self.templates("bad_request.html")
         return TemplateResponse(request, template, context, status=400)
+
+
+def keep_to_type(model, source: Source, budget: int) -> None:
+    """Narrow a search's Query of a partition to the model's items on a shared table.
+
+    A customer's partition holds their orders too: the item_condition's range part is the
+    Query's key condition (`SK = "PROFILE"`), the rest its filter, and the page reads on
+    until it is full or the budget is spent, as a type's listing does.
+    """
+    condition = item_condition(model)
+    if condition is None or not isinstance(source, TableQuery):
+        return
+    if source.range_key_condition is not None or source.filter_condition is not None:
+        return  # a prefix search holds its own range condition: load() keeps the type
+    hash_name, *range_names = stored_key_names(model)
+    range_condition, rest = split_for_query(
+        condition, hash_name, range_names[0] if range_names else None
+    )
+    source.range_key_condition, source.filter_condition = range_condition, rest
+    source.read_budget = budget
 
 
 def search_help(model, search_fields) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
+from ..claims import key_problem
 from ..keys import Original, key_item
 from ..meta import label_of
 from ..models import AdminLog, object_keys_for
@@ -21,6 +22,8 @@ class HistoryViews:
         """
         self.require(self.has_view_permission(request))
         item = key_item(self.model, self.key_or_404(object_id))
+        if key_problem(self.model, item):  # another type's key on a shared table
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         row_models = [inline.model for inline in self.get_inline_instances(request, None)]
         entries = AdminLog.history_with_rows(item, row_models)
         own = object_keys_for(item)  # an entry logged before values were escaped is its own too

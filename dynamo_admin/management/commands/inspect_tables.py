@@ -12,7 +12,7 @@ from dynamo import meter
 from dynamo.conf import dynamo_settings
 from dynamo.management.base import DynamoCommand
 from dynamo.models import is_local_endpoint, timeouts
-from dynamo_admin.inspection import Sampled, admin_source, count, inspect, models_source
+from dynamo_admin.inspection import Sampled, admin_source, count, inspect_types, models_source
 
 DEFAULT_SAMPLE = 100
 
@@ -21,8 +21,10 @@ class Command(DynamoCommand):
     help = (
         "Print plain PynamoDB models of existing tables (all of them when none is named), read "
         "from DescribeTable and a Scan of at most --sample items per table, then the read "
-        "capacity that cost. With --admin, print an admin.py stub registering those models "
-        "instead (DescribeTable only). Like inspectdb: `manage.py inspect_tables > models.py`."
+        "capacity that cost. A single table whose keys start with a type (`ORDER#…`) gets one "
+        "model per type. With --admin, print an admin.py stub registering those models "
+        "instead (each type's item_condition). Like inspectdb: `manage.py inspect_tables > "
+        "models.py`."
     )
 
     def add_arguments(self, parser):
@@ -37,7 +39,7 @@ class Command(DynamoCommand):
         parser.add_argument(
             "--admin",
             action="store_true",
-            help="Print the admin.py stub of the models instead (reads no item).",
+            help="Print the admin.py stub of the models instead (the same sample tells types).",
         )
         parser.add_argument(
             "--endpoint-url",
@@ -54,9 +56,9 @@ class Command(DynamoCommand):
         names = tables or self.all_tables(client)
         if not names:
             raise CommandError(f"There is no table at {endpoint or 'AWS'} in {region}.")
-        sampled = [self.handle_one(client, name, 0 if admin else sample) for name in names]
+        sampled = [self.handle_one(client, name, sample) for name in names]
         classes: set[str] = set()
-        inspected = [inspect(one, classes) for one in sampled]
+        inspected = [model for one in sampled for model in inspect_types(one, classes)]
         if admin:
             self.write_source(admin_source(inspected), "admin.py")
             return
