@@ -408,3 +408,62 @@ def test_the_results_export_as_csv_and_json_lines(browser):
         {"S": "Somewhere Down"},
     ]
     assert records[0]["table"] == "Music"
+
+
+# --- PartiQL ------------------------------------------------------------------------------------
+PARTIQL = f"{MUSIC}partiql/"
+
+
+def test_a_partiql_select_on_the_partition_key_runs_at_once(browser):
+    statement = """SELECT * FROM "Music" WHERE Artist = 'Acme Band'"""
+
+    response = browser.post(PARTIQL, {"statement": statement})
+
+    assert response.status_code == 200, response.content.decode()
+    assert titles(response.content.decode()) == ["Happy Day"]
+    assert b'id="statement-cost"' in response.content
+
+
+def test_a_partiql_select_without_the_partition_key_is_flagged_as_a_scan(browser):
+    statement = """SELECT * FROM "Music" WHERE SongTitle = 'Happy Day'"""
+
+    asked = browser.post(PARTIQL, {"statement": statement})
+    ran = browser.post(PARTIQL, {"statement": statement, "confirm": "1"})
+
+    assert b'id="scan-cost"' in asked.content and b"read units" in asked.content
+    assert "rows" not in asked.context
+    assert len(ran.context["rows"]) == 2
+
+
+def test_partiql_writes_need_the_change_permission_and_are_logged(browser, boss, music):
+    update = (
+        """UPDATE "Music" SET Awards = 7 WHERE Artist = 'Acme Band' AND SongTitle = 'Happy Day'"""
+    )
+
+    refused = browser.post(PARTIQL, {"statement": update})
+    assert refused.status_code == 403
+    assert get_item(music, "Acme Band", "Happy Day")["Awards"] == {"N": "1"}
+
+    done = boss.post(PARTIQL, {"statement": update})
+
+    assert done.status_code == 302
+    assert get_item(music, "Acme Band", "Happy Day")["Awards"] == {"N": "7"}
+    entry = AdminLog.query("dynamo_admin.loggedstatement:Music").next()
+    assert entry.user == "sam" and entry.changes == {"PartiQL": [None, update]}
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        'SELECT * FROM "Thread"',
+        """SELECT * FROM "Music" WHERE Artist = 'x' UNION SELECT * FROM "Forum\"""",
+        "DROP TABLE Music",
+        "",
+        'SELECT * FROM "Music"."nope"',
+    ],
+)
+def test_partiql_on_another_table_or_not_a_statement_is_refused(boss, statement):
+    response = boss.post(PARTIQL, {"statement": statement})
+
+    assert response.status_code == 400
+    assert b'id="statement-error"' in response.content

@@ -28,7 +28,7 @@ from pynamodb.exceptions import PynamoDBException
 
 from dynamo.codec import BadValue, decode_item, encode, encode_item, loads
 
-from .. import exports, table_writes, tables
+from .. import exports, partiql, table_writes, tables
 from ..console import (
     FILTER_OPERATORS,
     SORT_OPERATORS,
@@ -39,12 +39,14 @@ from ..console import (
 )
 from ..csvfiles import csv_lines
 from ..meta import meta
+from ..models import CHANGE, AdminLog
 from ..writes import MAX_TRANSACTION_ITEMS, Cancelled
 from .transfer import EXPORT_CONTENT_TYPES
 
 SHOWN_SALT = "dynamo_admin.tables.shown"
 MAX_BULK_DELETE = 100  # items one confirmation may delete
 MAX_CELL_CHARS = 120
+PARTIQL_PAGE = 100  # items a SELECT evaluates per click
 
 
 def table_urls(site) -> list:
@@ -60,6 +62,7 @@ def table_urls(site) -> list:
         path("tables/<str:name>/add/", wrap(add_view), name="dynamo_table_add"),
         path("tables/<str:name>/delete/", wrap(delete_view), name="dynamo_table_delete"),
         path("tables/<str:name>/export/", wrap(export_view), name="dynamo_table_export"),
+        path("tables/<str:name>/partiql/", wrap(partiql_view), name="dynamo_table_partiql"),
     ]
 
 
@@ -338,12 +341,7 @@ def item_view(request, site, name: str):
 
 
 def _history(table: tables.Table, raw: dict[str, Any]) -> list[Any]:
-    from ..models import AdminLog
-
-    try:
-        return AdminLog.history(tables.logged_item(table, raw), limit=20)
-    except PynamoDBException:
-        return []
+    return AdminLog.history(tables.logged_item(table, raw), limit=20)
 
 
 def _save(request, site, table, key, context):
@@ -485,6 +483,91 @@ def _delete(request, site, table):
     back = request.POST.get("back", "")
     url = reverse("admin:dynamo_table", args=[table.name])
     return HttpResponseRedirect(f"{url}?{back}" if back else url)
+
+
+# --- PartiQL ---------------------------------------------------------------------------
+def partiql_view(request, site, name: str):
+    """Run one PartiQL statement on the table: a SELECT for browsers, any for changers.
+
+    A SELECT that would read the whole table says what it costs and runs on a click; a write
+    goes in one ExecuteTransaction with its History entry.
+    """
+    table = _table_or_404(request, name)
+    may_change = tables.may_change(request.user)
+    text = request.POST.get("statement", "") if request.method == "POST" else ""
+    context: dict[str, Any] = {
+        "title": _("PartiQL on %(table)s") % {"table": table.name},
+        "table": table,
+        "statement": text or f'SELECT * FROM "{table.name}" WHERE "{table.hash_key}" = ?',
+        "may_change": may_change,
+        "error": None,
+        "confirmed": request.POST.get("confirm") == "1",
+    }
+    status = 200
+    if request.method == "POST":
+        try:
+            statement = partiql.read(text, table)
+            if not statement.is_select and not may_change:
+                status = 403
+                raise partiql.BadStatement(_("You may run SELECT statements only."))
+            if partiql.is_full_scan(statement, table) and request.POST.get("confirm") != "1":
+                context["scan_units"] = table.scan_read_units
+            elif statement.is_select:
+                context.update(_select(request, table, statement))
+            else:
+                _write_statement(table, statement, request.user.get_username())
+                messages.success(request, _("The statement ran, and is in the History."))
+                return HttpResponseRedirect(reverse("admin:dynamo_table_partiql", args=[name]))
+        except partiql.BadStatement as exc:
+            context["error"], status = str(exc), status if status != 200 else 400
+        except ClientError as exc:
+            context["error"], status = _statement_refusal(exc), 400
+    return _render(request, site, "partiql.html", context, status=status)
+
+
+def _select(request, table: tables.Table, statement) -> dict[str, Any]:
+    options: dict[str, Any] = {"Statement": statement.text, "Limit": PARTIQL_PAGE}
+    if request.POST.get("next_token"):
+        options["NextToken"] = request.POST["next_token"]
+    answer = tables.client().execute_statement(**options, ReturnConsumedCapacity="TOTAL")
+    items = answer.get("Items", [])
+    keyed = all(name in item for item in items for name in table.key_names)
+    columns = _columns(Console(table), items)
+    rows = [
+        {
+            "url": item_url(table, item) if keyed else None,
+            "cells": [value_text(item.get(c)) for c in columns],
+        }
+        for item in items
+    ]
+    units = (answer.get("ConsumedCapacity") or {}).get("CapacityUnits", 0)
+    return {
+        "columns": columns,
+        "rows": rows,
+        "read_units": units,
+        "ran": True,
+        "next_token": answer.get("NextToken", ""),
+    }
+
+
+def _write_statement(table: tables.Table, statement, actor: str) -> None:
+    entry = AdminLog.entry_for(
+        partiql.LoggedStatement(table.name), CHANGE, actor, {"PartiQL": [None, statement.text]}
+    )
+    tables.client().execute_transaction(
+        TransactStatements=[
+            {"Statement": statement.text},
+            partiql.logged_insert(entry, AdminLog.Meta.table_name),
+        ]
+    )
+
+
+def _statement_refusal(exc: ClientError) -> str:
+    error = exc.response.get("Error", {})
+    reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", []) or []]
+    if "ConditionalCheckFailed" in reasons:
+        return _("The statement's item is not as it expects (taken, or missing): nothing ran.")
+    return _("DynamoDB refused the statement: %s") % error.get("Message", str(exc))
 
 
 # --- export -----------------------------------------------------------------------------
