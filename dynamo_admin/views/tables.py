@@ -267,12 +267,14 @@ def _get_item(table: tables.Table, key: dict[str, Any]) -> dict[str, Any] | None
     return answer.get("Item")
 
 
-def _signed(raw: dict[str, Any]) -> str:
-    return signing.dumps(encode_item(raw), salt=SHOWN_SALT, compress=True)
+def _signed(table: tables.Table, shown: Any) -> str:
+    """Return what a page showed, signed for this table's pages only."""
+    return signing.dumps(shown, salt=f"{SHOWN_SALT}:{table.name}", compress=True)
 
 
-def _unsigned(text: str) -> dict[str, Any]:
-    return decode_item(signing.loads(text, salt=SHOWN_SALT))
+def _unsigned(table: tables.Table, text: str) -> Any:
+    """Return what `_signed` signed; raise BadSignature if altered or another table's."""
+    return signing.loads(text, salt=f"{SHOWN_SALT}:{table.name}")
 
 
 def _attribute_rows(table: tables.Table, raw: dict[str, Any]) -> list[dict[str, Any]]:
@@ -324,7 +326,7 @@ def item_view(request, site, name: str):
             "raw": raw,
             "attributes": _attribute_rows(table, raw),
             "item_text": text,
-            "shown": _signed(raw),
+            "shown": _signed(table, encode_item(raw)),
             "may_change": tables.may_change(request.user),
             "delete_url": f"{reverse('admin:dynamo_table_delete', args=[table.name])}?"
             + urlencode({"key": key_param(table, key)}),
@@ -347,7 +349,7 @@ def _history(table: tables.Table, raw: dict[str, Any]) -> list[Any]:
 def _save(request, site, table, key, context):
     """Save the posted item; return the redirect, or None with the page's error in context."""
     try:
-        shown = _unsigned(request.POST.get("shown", ""))
+        shown = decode_item(_unsigned(table, request.POST.get("shown", "")))
     except (signing.BadSignature, BadValue):
         return _bad_request(request, site, table, _("The page's item was altered; open it again."))
     context["shown"] = shown
@@ -443,7 +445,7 @@ def delete_view(request, site, name: str):
         "title": _("Are you sure?"),
         "table": table,
         "items": [{"url": item_url(table, raw), "label": key_param(table, raw)} for raw in found],
-        "shown": signing.dumps([encode_item(raw) for raw in found], salt=SHOWN_SALT, compress=True),
+        "shown": _signed(table, [encode_item(raw) for raw in found]),
         "back": request.POST.get("back") or request.GET.get("back") or "",
     }
     return _render(request, site, "delete.html", context)
@@ -451,7 +453,7 @@ def delete_view(request, site, name: str):
 
 def _delete(request, site, table):
     try:
-        shown = [decode_item(raw) for raw in signing.loads(request.POST["shown"], salt=SHOWN_SALT)]
+        shown = [decode_item(raw) for raw in _unsigned(table, request.POST["shown"])]
     except (signing.BadSignature, BadValue, TypeError):
         return _bad_request(request, site, table, _("The confirmation was altered; choose again."))
     deleted, refused = 0, 0
