@@ -333,13 +333,8 @@ def item_view(request, site, name: str):
             "history": _history(table, raw),
         }
     )
-    return _render(
-        request,
-        site,
-        "item.html",
-        context,
-        status=409 if context["stored_now"] else (400 if context["error"] else 200),
-    )
+    # A refused save is the form again with its error, as Django's change form answers.
+    return _render(request, site, "item.html", context)
 
 
 def _history(table: tables.Table, raw: dict[str, Any]) -> list[Any]:
@@ -423,7 +418,7 @@ def add_view(request, site, name: str):
         "item_text": text,
         "error": error,
     }
-    return _render(request, site, "add.html", context, status=400 if error else 200)
+    return _render(request, site, "add.html", context)
 
 
 def delete_view(request, site, name: str):
