@@ -10,6 +10,7 @@ made here for its table, so its History is kept like any other item's.
 from __future__ import annotations
 
 import fnmatch
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -199,11 +200,22 @@ def index_of(entry: dict[str, Any], kind: str) -> Index:
     return Index(entry["IndexName"], kind, keys["HASH"], keys.get("RANGE"), text)
 
 
-def describe(name: str) -> Table:
+# A table's keys and indexes rarely change and its counts are estimates up to six hours old:
+# the console reuses a description for a minute, two calls fewer on each of its pages
+# (bench/RESULTS.md, "The Tables console"); the Tables page always describes afresh.
+DESCRIPTION_SECONDS = 60.0
+_described: dict[tuple[str, str], tuple[float, Table]] = {}
+
+
+def describe(name: str, fresh: bool = False) -> Table:
     """Return an allowed table's description; raise Http404 for any other name."""
     if not is_allowed(name):
         raise Http404(_("No table %(name)s may be browsed here.") % {"name": name})
     dynamodb = client()
+    cache_key = (name, dynamodb.meta.endpoint_url)
+    expires, table = _described.get(cache_key, (0.0, None))
+    if table is not None and not fresh and time.monotonic() < expires:
+        return table
     try:
         description = dynamodb.describe_table(TableName=name)["Table"]
     except ClientError as exc:
@@ -217,6 +229,7 @@ def describe(name: str) -> Table:
     table.ttl_status = ttl.get("TimeToLiveStatus", "DISABLED")
     if table.ttl_status in ("ENABLED", "ENABLING"):
         table.ttl_attribute = ttl.get("AttributeName")
+    _described[cache_key] = (time.monotonic() + DESCRIPTION_SECONDS, table)
     return table
 
 

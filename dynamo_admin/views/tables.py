@@ -163,7 +163,7 @@ def parse_key(table: tables.Table, text: str) -> dict[str, Any]:
 def tables_view(request, site):
     """List every allowed table: keys, indexes, TTL, stream, billing, size and models."""
     _require_browse(request)
-    described = [tables.describe(name) for name in tables.table_names()]
+    described = [tables.describe(name, fresh=True) for name in tables.table_names()]
     rows = [
         {
             "table": table,
@@ -242,14 +242,17 @@ def _columns(console: Console, items: list[dict[str, Any]]) -> list[str]:
 
 def _results(request, table: tables.Table, console: Console, page) -> dict[str, Any]:
     columns = _columns(console, page.items)
-    rows = [
-        {
-            "url": item_url(table, item),
-            "key": key_param(table, item),
-            "cells": [value_text(item.get(c)) for c in columns],
-        }
-        for item in page.items
-    ]
+    base = reverse("admin:dynamo_table_item", args=[table.name])
+    rows = []
+    for item in page.items:
+        key = key_param(table, item)
+        rows.append(
+            {
+                "url": f"{base}?{urlencode({'key': key})}",
+                "key": key,
+                "cells": [value_text(item.get(c)) for c in columns],
+            }
+        )
     return {
         "page": page,
         "columns": columns,
@@ -257,7 +260,6 @@ def _results(request, table: tables.Table, console: Console, page) -> dict[str, 
         "next_url": f"?{_with(request.GET, cursor=page.next_cursor)}" if page.next_cursor else None,
         "first_url": f"?{_with(request.GET, cursor=None)}" if console.cursor else None,
         "export_query": _with(request.GET, cursor=None),
-        "may_change": tables.may_change(request.user),
     }
 
 
