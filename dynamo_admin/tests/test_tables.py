@@ -114,8 +114,12 @@ def test_a_table_outside_the_list_is_404_at_every_url(boss):
 
 def test_staff_without_the_permission_get_403_at_every_url(outsider, browser):
     key = urlencode({"key": json.dumps({"Artist": {"S": "Acme Band"}, "SongTitle": {"S": "x"}})})
-    for url in ("", "Music/", "Music/item/?" + key, "Music/add/", "Thread/", "Music/export/"):
+    urls = ["", "Music/", "Music/item/?" + key, "Music/add/", "Music/delete/?" + key]
+    urls += ["Music/export/?format=csv", "Music/partiql/", "Thread/"]
+    for url in urls:
         assert outsider.get(f"{TABLES}{url}").status_code == 403, url
+        assert outsider.post(f"{TABLES}{url}", {"statement": "SELECT"}).status_code == 403, url
+    assert Client().get(f"{TABLES}Music/").status_code == 302  # to the login page
     # Browsing is not changing: a viewer's writes are refused too.
     assert browser.get(f"{MUSIC}add/").status_code == 403
     assert browser.post(f"{MUSIC}delete/", {"key": "{}"}).status_code == 403
