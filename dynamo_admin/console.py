@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from dynamo import cursors
 from dynamo.codec import NUMBER_RE, BadValue, decode_item, encode_item
 
+from .expressions import Expression
 from .tables import Index, Table
 
 SORT_OPERATORS = ("=", "<", "<=", ">", ">=", "between", "begins_with")
@@ -59,34 +60,6 @@ class Filter:
     value: str = ""
     second: str = ""
     type: str = ""
-
-
-@dataclass
-class Expression:
-    """Placeholders of one request's expressions: `#n0` for names, `:v0` for values."""
-
-    names: dict[str, str] = field(default_factory=dict)
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def name(self, attribute: str) -> str:
-        for placeholder, name in self.names.items():
-            if name == attribute:
-                return placeholder
-        placeholder = f"#n{len(self.names)}"
-        self.names[placeholder] = attribute
-        return placeholder
-
-    def value(self, typed: dict[str, Any]) -> str:
-        placeholder = f":v{len(self.values)}"
-        self.values[placeholder] = typed
-        return placeholder
-
-    def into(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.names:
-            request["ExpressionAttributeNames"] = self.names
-        if self.values:
-            request["ExpressionAttributeValues"] = self.values
-        return request
 
 
 def typed(text: str, kind: str, what: str) -> dict[str, Any]:

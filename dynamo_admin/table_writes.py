@@ -18,12 +18,11 @@ from pynamodb.models import Model
 
 from dynamo.codec import BadValue, decode_item, encode, encode_item, same_value
 
+from .expressions import Expression
 from .meta import meta
 from .models import ADDITION, CHANGE, DELETION, AdminLog, object_key_for
 from .tables import Table, logged_item
 from .writes import Write, write_together
-
-__all__ = ["BadItem", "Write"]
 
 
 class BadItem(ValueError):
@@ -114,32 +113,7 @@ class Change:
         }
 
 
-class Placeholders:
-    """`#a0`/`:v0` placeholders of one request's expressions."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
-
-    def name(self, attribute: str) -> str:
-        for placeholder, name in self.names.items():
-            if name == attribute:
-                return placeholder
-        self.names[f"#a{len(self.names)}"] = attribute
-        return f"#a{len(self.names) - 1}"
-
-    def value(self, value: dict[str, Any]) -> str:
-        self.values[f":v{len(self.values)}"] = value
-        return f":v{len(self.values) - 1}"
-
-    def into(self, request: dict[str, Any]) -> dict[str, Any]:
-        request["ExpressionAttributeNames"] = self.names
-        if self.values:
-            request["ExpressionAttributeValues"] = self.values
-        return request
-
-
-def held(table: Table, shown: dict[str, Any], names: list[str], slots: Placeholders) -> str:
+def held(table: Table, shown: dict[str, Any], names: list[str], slots: Expression) -> str:
     """Return the condition that the item is there and each attribute holds what was shown."""
     parts = [f"attribute_exists({slots.name(table.hash_key)})"]
     for name in names:
@@ -158,7 +132,7 @@ def version_name(item: Model) -> str | None:
 
 def update_request(table: Table, change: Change, version: str | None) -> dict[str, Any]:
     """Return the UpdateItem of what changed, on the values shown (a version goes up by one)."""
-    slots = Placeholders()
+    slots = Expression()
     assignments = [f"{slots.name(n)} = {slots.value(v)}" for n, v in change.set.items()]
     expression = f"SET {', '.join(assignments)}" if assignments else ""
     if change.removed:
@@ -178,7 +152,7 @@ def update_request(table: Table, change: Change, version: str | None) -> dict[st
 
 def delete_request(table: Table, shown: dict[str, Any]) -> dict[str, Any]:
     """Return the DeleteItem of an item, on its still holding every value shown."""
-    slots = Placeholders()
+    slots = Expression()
     names = [n for n in shown if n not in table.key_names]
     request = {
         "TableName": table.name,
@@ -190,7 +164,7 @@ def delete_request(table: Table, shown: dict[str, Any]) -> dict[str, Any]:
 
 def put_request(table: Table, item: dict[str, Any]) -> dict[str, Any]:
     """Return the PutItem of a new item, on its key being free."""
-    slots = Placeholders()
+    slots = Expression()
     condition = f"attribute_not_exists({slots.name(table.hash_key)})"
     return slots.into({"TableName": table.name, "Item": item, "ConditionExpression": condition})
 

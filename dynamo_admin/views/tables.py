@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from pynamodb.exceptions import PynamoDBException
 
 from dynamo.codec import BadValue, decode_item, encode, encode_item, loads
@@ -453,35 +454,45 @@ def _delete(request, site, table):
         shown = [decode_item(raw) for raw in _unsigned(table, request.POST["shown"])]
     except (signing.BadSignature, BadValue, TypeError):
         return _bad_request(request, site, table, _("The confirmation was altered; choose again."))
-    deleted, refused = 0, 0
+    deleted = refused = 0
     actor = request.user.get_username()
-    for start in range(0, len(shown), MAX_TRANSACTION_ITEMS):
-        chunk = shown[start : start + MAX_TRANSACTION_ITEMS]
-        try:
-            table_writes.delete(table, chunk, actor)
-            deleted += len(chunk)
-        except Cancelled as exc:
-            # The others of the chunk may still hold what was shown: delete them on their own.
-            lost = [write.request["Delete"]["Key"] for write, _code in exc.failures]
-            refused += len(lost)
-            rest = [raw for raw in chunk if table_writes.key_of(table, raw) not in lost]
-            try:
-                if rest:
-                    table_writes.delete(table, rest, actor)
-                    deleted += len(rest)
-            except Cancelled:
-                refused += len(rest)
+    try:
+        for start in range(0, len(shown), MAX_TRANSACTION_ITEMS):
+            done, lost = _delete_chunk(table, shown[start : start + MAX_TRANSACTION_ITEMS], actor)
+            deleted, refused = deleted + done, refused + lost
+    except (PynamoDBException, ClientError) as exc:
+        messages.error(request, _("DynamoDB refused the deletes: %s") % _refusal(exc))
     if deleted:
-        messages.success(request, _("Deleted %(count)s items.") % {"count": deleted})
+        message = ngettext("Deleted %(count)s item.", "Deleted %(count)s items.", deleted)
+        messages.success(request, message % {"count": deleted})
     if refused:
-        messages.warning(
-            request,
-            _("%(count)s items changed or went since the confirmation and were not deleted.")
-            % {"count": refused},
+        message = ngettext(
+            "%(count)s item changed or went since the confirmation and was not deleted.",
+            "%(count)s items changed or went since the confirmation and were not deleted.",
+            refused,
         )
+        messages.warning(request, message % {"count": refused})
     back = request.POST.get("back", "")
     url = reverse("admin:dynamo_table", args=[table.name])
     return HttpResponseRedirect(f"{url}?{back}" if back else url)
+
+
+def _delete_chunk(table: tables.Table, chunk: list[dict[str, Any]], actor: str) -> tuple[int, int]:
+    """Delete one transaction's items; return how many were deleted and how many refused."""
+    try:
+        table_writes.delete(table, chunk, actor)
+        return len(chunk), 0
+    except Cancelled as exc:
+        # The others of the chunk may still hold what was shown: delete them on their own.
+        lost = [write.request["Delete"]["Key"] for write, _code in exc.failures]
+    rest = [raw for raw in chunk if table_writes.key_of(table, raw) not in lost]
+    if not rest:
+        return 0, len(lost)
+    try:
+        table_writes.delete(table, rest, actor)
+    except Cancelled:
+        return 0, len(chunk)
+    return len(rest), len(lost)
 
 
 # --- PartiQL ---------------------------------------------------------------------------
