@@ -186,6 +186,14 @@ class Console:
         return expression.into(request)
 
     def key_condition(self, expression: Expression) -> str:
+        if self.index and self.index.multi_attribute:
+            raise BadQuery(
+                _(
+                    "The index %(name)s has a key of several attributes (%(keys)s): query it "
+                    "with PartiQL, or Scan it with filters."
+                )
+                % {"name": self.index.name, "keys": self.index.key_text}
+            )
         if not self.pk:
             raise BadQuery(_("A Query needs the value of %(key)s.") % {"key": self.hash_key})
         pk_name = expression.name(self.hash_key)

@@ -77,15 +77,20 @@ def is_full_scan(statement: Statement, table: Table) -> bool:
     if not statement.is_select:
         return False
     index = table.index(statement.index) if statement.index else None
-    hash_key = index.hash_key if index else table.hash_key
+    hash_keys = index.hash_keys if index else [table.hash_key]
     bare = STRING.sub("''", statement.text)
     where = re.split(r"\bWHERE\b", bare, maxsplit=1, flags=re.IGNORECASE)
     if len(where) < 2:
         return True
-    name = rf'(?:"{re.escape(hash_key)}"|\b{re.escape(hash_key)}\b)'
-    equality = re.compile(rf"(?<![\w.]){name}\s*(?:=(?!=)|\bIN\b)", re.IGNORECASE)
     # An OR anywhere may read past the equality: treat it as a Scan, as DynamoDB would.
-    return not equality.search(where[1]) or bool(re.search(r"\bOR\b", where[1], re.IGNORECASE))
+    if re.search(r"\bOR\b", where[1], re.IGNORECASE):
+        return True
+    return not all(_equality_on(key).search(where[1]) for key in hash_keys)
+
+
+def _equality_on(attribute: str) -> re.Pattern[str]:
+    name = rf'(?:"{re.escape(attribute)}"|\b{re.escape(attribute)}\b)'
+    return re.compile(rf"(?<![\w.]){name}\s*(?:=(?!=)|\bIN\b)", re.IGNORECASE)
 
 
 class LoggedStatement(Model):

@@ -75,7 +75,10 @@ def allowed_patterns() -> list[str]:
     """Return `DYNAMO_ADMIN_TABLES`, by default every table under the project's prefix."""
     patterns = dynamo_settings.DYNAMO_ADMIN_TABLES
     if patterns is None:
-        return [f"{fnmatch_escaped(dynamo_settings.DYNAMODB_TABLE_PREFIX)}*"]
+        # The prefix in force, as the admin log's own table name holds it (commands and tests
+        # may point the models at another prefix than the setting's).
+        prefix = AdminLog.Meta.table_name.removesuffix(AdminLog.Meta.table_suffix)
+        return [f"{fnmatch_escaped(prefix)}*"]
     return list(patterns)
 
 
@@ -107,13 +110,34 @@ def table_names() -> list[str]:
 
 @dataclass
 class Index:
-    """A secondary index as the console offers it: its keys and what it projects."""
+    """A secondary index as the console offers it: its keys and what it projects.
+
+    A global index's key may hold up to four partition and four sort attributes (DynamoDB's
+    multi-attribute keys), listed in their order.
+    """
 
     name: str
     kind: str  # "global" or "local"
-    hash_key: str
-    range_key: str | None
+    hash_keys: list[str]
+    range_keys: list[str]
     projection: str  # ALL, KEYS_ONLY or INCLUDE: a, b
+
+    @property
+    def hash_key(self) -> str:
+        return self.hash_keys[0]
+
+    @property
+    def range_key(self) -> str | None:
+        return self.range_keys[0] if self.range_keys else None
+
+    @property
+    def multi_attribute(self) -> bool:
+        return len(self.hash_keys) > 1 or len(self.range_keys) > 1
+
+    @property
+    def key_text(self) -> str:
+        """Return the keys as the pages list them: "hash" or "hash, range" ("a + b" joined)."""
+        return ", ".join(" + ".join(keys) for keys in (self.hash_keys, self.range_keys) if keys)
 
 
 @dataclass
@@ -192,12 +216,14 @@ class Table:
 
 
 def index_of(entry: dict[str, Any], kind: str) -> Index:
-    keys = {k["KeyType"]: k["AttributeName"] for k in entry["KeySchema"]}
+    schema = entry["KeySchema"]
+    hash_keys = [k["AttributeName"] for k in schema if k["KeyType"] == "HASH"]
+    range_keys = [k["AttributeName"] for k in schema if k["KeyType"] == "RANGE"]
     projection = entry.get("Projection", {})
     text = projection.get("ProjectionType", "ALL")
     if text == "INCLUDE":
         text = f"INCLUDE: {', '.join(projection.get('NonKeyAttributes', []))}"
-    return Index(entry["IndexName"], kind, keys["HASH"], keys.get("RANGE"), text)
+    return Index(entry["IndexName"], kind, hash_keys, range_keys, text)
 
 
 # A table's keys and indexes rarely change and its counts are estimates up to six hours old:
