@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 import pytest
 from django.contrib.auth.models import User as StaffUser
 from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dynamo import local, tables
 from dynamo.models import configure
@@ -298,6 +300,16 @@ def test_a_new_item_by_key_and_never_over_another(boss, music):
     assert again.status_code == 200 and b"already exists" in again.content
 
 
+def test_a_missing_item_offers_to_add_it_by_its_key(boss, music):
+    missing = boss.get(item_url("Nobody", "Nothing"))
+    add_url = f"{MUSIC}add/?{missing.context['add_query']}"
+    form = form_fields(boss, add_url)
+
+    assert missing.status_code == 404
+    assert add_url.replace("&", "&amp;") in missing.content.decode()
+    assert json.loads(form["item"]) == {"Artist": {"S": "Nobody"}, "SongTitle": {"S": "Nothing"}}
+
+
 def test_an_edit_of_a_modelled_table_is_logged_under_its_model(boss, music):
     from .samples import models as samples
 
@@ -410,3 +422,48 @@ def test_partiql_on_another_table_or_not_a_statement_is_refused(boss, statement)
 
     assert response.status_code == 400
     assert b'id="statement-error"' in response.content
+
+
+statements = st.builds(
+    "".join,
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    'SELECT * FROM "Music"',
+                    " WHERE ",
+                    "Artist",
+                    " = ",
+                    "'x'",
+                    " OR ",
+                    "UPDATE ",
+                    'DELETE FROM "Music"',
+                    '"Music"."AlbumTitle-index"',
+                    "?",
+                    '"',
+                    "'",
+                    " SET a=1",
+                    "INSERT INTO \"Music\" VALUE {'Artist': 'a'}",
+                    "EXISTS(",
+                    ")",
+                    "\x00",
+                    "²",
+                ]
+            ),
+            st.text(max_size=12),
+        ),
+        max_size=6,
+    ),
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(statement=statements, confirm=st.sampled_from(["", "1"]))
+def test_no_statement_makes_the_partiql_page_fail(boss, statement, confirm):
+    response = boss.post(PARTIQL, {"statement": statement, "confirm": confirm})
+
+    assert response.status_code < 500, statement

@@ -318,6 +318,7 @@ def item_view(request, site, name: str):
                     "title": _("No such item"),
                     "table": table,
                     "key_text": key_param(table, key),
+                    "add_query": urlencode({"key": key_param(table, key)}),
                     "may_change": tables.may_change(request.user),
                 },
                 status=404,
@@ -391,17 +392,24 @@ def _refusal(exc: Exception) -> str:
     return getattr(exc, "cause_response_message", None) or str(exc)
 
 
+def _new_item_text(table: tables.Table, key_text: str) -> str:
+    """Return a new item's starting text: the key the link names, else each key attribute
+    with its type and an empty value."""
+    try:
+        return table_writes.item_text(parse_key(table, key_text))
+    except BadValue:
+        types = table.attribute_types
+        start = {n: {types[n]: "0" if types[n] == "N" else ""} for n in table.key_names}
+        return json.dumps(start, indent=2)
+
+
 def add_view(request, site, name: str):
     """Make a new item on a free key, from typed JSON."""
     table = _writable_table_or_404(request, name)
     error = None
     text = request.POST.get("item") if request.method == "POST" else None
     if text is None:
-        start = {
-            n: {table.attribute_types[n]: "" if table.attribute_types[n] != "N" else "0"}
-            for n in table.key_names
-        }
-        text = json.dumps(start, indent=2)
+        text = _new_item_text(table, request.GET.get("key", ""))
     if request.method == "POST":
         try:
             item = table_writes.parse_item(text, table)
