@@ -28,7 +28,7 @@ from dynamo.conf import dynamo_settings
 from dynamo.models import client_for
 
 from .meta import ModelOpts
-from .models import AdminLog
+from .models import AdminLog, secret_fields
 from .stored import load
 
 VIEW_PERMISSION, CHANGE_PERMISSION = "dynamo_admin.view_table", "dynamo_admin.change_table"
@@ -213,6 +213,20 @@ class Table:
             and issubclass(model, Model)
             and model.Meta.table_name == self.name
         ]
+
+    def secret_names(self) -> set[str]:
+        """Return the stored names of what a registered model keeps secret (`secret_fields`):
+        the Tables pages never show, export nor write those attributes."""
+        return {
+            model.get_attributes()[name].attr_name
+            for model in self.models()
+            for name in secret_fields(model)
+            if name in model.get_attributes()
+        }
+
+    def without_secrets(self, raw: dict[str, Any]) -> dict[str, Any]:
+        secrets = self.secret_names()
+        return {name: value for name, value in raw.items() if name not in secrets}
 
 
 def index_of(entry: dict[str, Any], kind: str) -> Index:

@@ -44,6 +44,7 @@ def test_an_item_edit_moves_the_learners_version_and_is_in_its_history(admin_cli
     assert response.status_code == 302, response.content.decode()
     stored = User.get("alice")
     assert stored.name == "Alice Pleasance Liddell" and stored.version == alice.version + 1
+    assert stored.password_hash == alice.password_hash  # a secret the page never held
     assert AdminLog.history(stored)[0].changes["name"][1] == {"S": "Alice Pleasance Liddell"}
 
 
@@ -61,3 +62,26 @@ def test_a_multi_attribute_index_is_listed_and_its_query_refused_with_a_reason(
     assert "gsi_leaderboard_xp (global): leaderboard_partition, xp + username" in listing
     assert query.status_code == 400
     assert "has a key of several attributes" in query.content.decode()
+
+
+def test_a_password_hash_is_never_shown_exported_nor_written(admin_client_, alice):
+    from django.core import signing
+
+    alice.set_password("correct horse battery")
+    alice.save()
+    table = f"/admin/tables/{User.Meta.table_name}/"
+    key = urlencode({"key": json.dumps({"username": {"S": "alice"}})})
+    listing = admin_client_.get(table, {"mode": "query", "pk": "alice"}).content.decode()
+    item = admin_client_.get(f"{table}item/?{key}").content.decode()
+    export = b"".join(admin_client_.get(f"{table}export/", {"format": "jsonl"})).decode()
+    form = form_fields(admin_client_, f"{table}item/?{key}")
+    shown = signing.loads(form["shown"], salt=f"dynamo_admin.tables.shown:{User.Meta.table_name}")
+    typed = json.loads(form["item"])
+    typed["password_hash"] = {"S": "pbkdf2_sha256$forged"}
+    refused = admin_client_.post(f"{table}item/?{key}", {**form, "item": json.dumps(typed)})
+
+    for text in (listing, item, export, form["item"], json.dumps(shown)):
+        assert alice.password_hash not in text
+    assert "password_hash" in item and "********" in item  # there, masked
+    assert "is secret" in refused.content.decode()
+    assert User.get("alice").password_hash == alice.password_hash

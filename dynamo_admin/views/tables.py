@@ -40,7 +40,7 @@ from ..console import (
 )
 from ..csvfiles import csv_lines
 from ..meta import meta
-from ..models import CHANGE, AdminLog
+from ..models import CHANGE, HIDDEN, AdminLog
 from ..writes import MAX_TRANSACTION_ITEMS, Cancelled
 from .transfer import EXPORT_CONTENT_TYPES
 
@@ -120,6 +120,14 @@ def value_text(raw: dict[str, Any] | None, limit: int | None = MAX_CELL_CHARS) -
     if limit and len(text) > limit:
         return text[: limit - 1] + "…"
     return text
+
+
+def _cells(item: dict[str, Any], columns: list[str], secrets: set[str]) -> list[str]:
+    """Return a result row's cells, a secret masked as the model's pages mask it."""
+    return [
+        HIDDEN if column in secrets and column in item else value_text(item.get(column))
+        for column in columns
+    ]
 
 
 def cell_value(raw: dict[str, Any] | None) -> Any:
@@ -244,6 +252,7 @@ def _columns(console: Console, items: list[dict[str, Any]]) -> list[str]:
 def _results(request, table: tables.Table, console: Console, page) -> dict[str, Any]:
     columns = _columns(console, page.items)
     base = reverse("admin:dynamo_table_item", args=[table.name])
+    secrets = table.secret_names()
     rows = []
     for item in page.items:
         key = key_param(table, item)
@@ -251,7 +260,7 @@ def _results(request, table: tables.Table, console: Console, page) -> dict[str, 
             {
                 "url": f"{base}?{urlencode({'key': key})}",
                 "key": key,
-                "cells": [value_text(item.get(c)) for c in columns],
+                "cells": _cells(item, columns, secrets),
             }
         )
     return {
@@ -282,9 +291,11 @@ def _unsigned(table: tables.Table, text: str) -> Any:
 
 def _attribute_rows(table: tables.Table, raw: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
+    secrets = table.secret_names()
     for name in [*table.key_names, *sorted(n for n in raw if n not in table.key_names)]:
         value = raw[name]
-        row = {"name": name, "type": next(iter(value)), "text": value_text(value, limit=None)}
+        text = HIDDEN if name in secrets else value_text(value, limit=None)
+        row = {"name": name, "type": next(iter(value)), "text": text}
         if name == table.ttl_attribute:
             row["expiry"] = tables.expiry(value)
         row["key"] = name in table.key_names
@@ -307,6 +318,7 @@ def item_view(request, site, name: str):
         if response is not None:
             return response
         raw, text = context.pop("shown"), request.POST.get("item", "")
+        stored = context.pop("stored", None) or raw
     else:
         raw = _get_item(table, key)
         if raw is None:
@@ -323,12 +335,13 @@ def item_view(request, site, name: str):
                 },
                 status=404,
             )
+        stored, raw = raw, table.without_secrets(raw)
         text = table_writes.item_text(raw)
     context.update(
         {
             "title": _("Item of %(table)s") % {"table": table.name},
             "raw": raw,
-            "attributes": _attribute_rows(table, raw),
+            "attributes": _attribute_rows(table, stored),
             "item_text": text,
             "shown": _signed(table, encode_item(raw)),
             "may_change": tables.may_change(request.user),
@@ -359,6 +372,9 @@ def _save(request, site, table, key, context):
     except table_writes.BadItem as exc:
         context["error"] = str(exc)
         return None
+    if secret := _secret_in(table, saved):
+        context["error"] = secret
+        return None
     if table_writes.key_of(table, saved) != key:
         context["error"] = _("The key is read-only: %(names)s must stay as they are.") % {
             "names": ", ".join(table.key_names)
@@ -372,9 +388,11 @@ def _save(request, site, table, key, context):
             "the box; the stored one is below. Save again to write yours over it."
         )
         stored = _get_item(table, key)
-        context["stored_now"] = table_writes.item_text(stored) if stored else _("(deleted)")
         if stored:
-            context["shown"] = stored
+            context["stored"], context["shown"] = stored, table.without_secrets(stored)
+        context["stored_now"] = (
+            table_writes.item_text(context["shown"]) if stored else _("(deleted)")
+        )
         return None
     except (PynamoDBException, ClientError) as exc:
         context["error"] = _("DynamoDB refused the save: %s") % _refusal(exc)
@@ -384,6 +402,16 @@ def _save(request, site, table, key, context):
     else:
         messages.info(request, _("No attribute changed."))
     return HttpResponseRedirect(item_url(table, key))
+
+
+def _secret_in(table: tables.Table, item: dict[str, Any]) -> str | None:
+    """Return why an item naming a secret attribute is refused, or None."""
+    named = sorted(set(item) & table.secret_names())
+    if not named:
+        return None
+    return _("%(names)s is secret: it is never shown nor written here.") % {
+        "names": ", ".join(named)
+    }
 
 
 def _refusal(exc: Exception) -> str:
@@ -413,6 +441,8 @@ def add_view(request, site, name: str):
     if request.method == "POST":
         try:
             item = table_writes.parse_item(text, table)
+            if secret := _secret_in(table, item):
+                raise table_writes.BadItem(secret)
             table_writes.add(table, item, request.user.get_username())
         except table_writes.BadItem as exc:
             error = str(exc)
@@ -451,7 +481,7 @@ def delete_view(request, site, name: str):
         "title": _("Are you sure?"),
         "table": table,
         "items": [{"url": item_url(table, raw), "label": key_param(table, raw)} for raw in found],
-        "shown": _signed(table, [encode_item(raw) for raw in found]),
+        "shown": _signed(table, [encode_item(table.without_secrets(raw)) for raw in found]),
         "back": request.POST.get("back") or request.GET.get("back") or "",
     }
     return _render(request, site, "delete.html", context)
@@ -550,11 +580,12 @@ def _select(request, table: tables.Table, statement) -> dict[str, Any]:
     answer = tables.client().execute_statement(**options, ReturnConsumedCapacity="TOTAL")
     items = answer.get("Items", [])
     keyed = all(name in item for item in items for name in table.key_names)
+    secrets = table.secret_names()
     columns = _columns(Console(table), items)
     rows = [
         {
             "url": item_url(table, item) if keyed else None,
-            "cells": [value_text(item.get(c)) for c in columns],
+            "cells": _cells(item, columns, secrets),
         }
         for item in items
     ]
@@ -628,7 +659,7 @@ def _all_items(console: Console) -> Iterator[dict[str, Any]]:
 
 
 def _export_lines(table: tables.Table, console: Console, kind: str) -> Iterator[str]:
-    items = _all_items(console)
+    items = (table.without_secrets(raw) for raw in _all_items(console))
     if kind == "jsonl":
         model = tables.item_model(table)
         return (exports.jsonl_line(model, raw) + "\n" for raw in items)
