@@ -356,6 +356,9 @@ def test_the_results_export_as_csv_and_json_lines(browser):
     lines = b"".join(browser.get(f"{MUSIC}export/", {**query, "format": "jsonl"})).decode()
 
     assert csv_text.splitlines()[0] == "Artist,SongTitle,AlbumTitle,Awards"
+    every = b"".join(browser.get(f"{MUSIC}export/", {"mode": "scan", "format": "csv"})).decode()
+    # Every item's attributes have a column, not only the first item's.
+    assert every.splitlines()[0].startswith("Artist,SongTitle,AlbumTitle,Awards,Cover,Credits")
     assert "No One You Know,Scared of My Shadow,Hey Now,19" in csv_text
     records = [json.loads(line) for line in lines.splitlines()]
     assert [r["item"]["SongTitle"] for r in records] == [

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from decimal import Decimal
 from functools import partial
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -48,6 +48,7 @@ SHOWN_SALT = "dynamo_admin.tables.shown"
 MAX_BULK_DELETE = 100  # items one confirmation may delete
 MAX_CELL_CHARS = 120
 PARTIQL_PAGE = 100  # items a SELECT evaluates per click
+EXPORT_SAMPLE = 1000  # items a CSV export reads before its header names their attributes
 
 
 def table_urls(site) -> list:
@@ -663,11 +664,11 @@ def _export_lines(table: tables.Table, console: Console, kind: str) -> Iterator[
     if kind == "jsonl":
         model = tables.item_model(table)
         return (exports.jsonl_line(model, raw) + "\n" for raw in items)
-    first = next(items, None)
-    names = console.columns or sorted(first or {})
+    # The columns: those chosen, else every attribute of the first EXPORT_SAMPLE items.
+    first = list(islice(items, EXPORT_SAMPLE))
+    names = console.columns or sorted({name for raw in first for name in raw})
     columns = [*table.key_names, *(c for c in names if c not in table.key_names)]
     rows = (
-        [exports.cell_text(cell_value(raw.get(c))) for c in columns]
-        for raw in chain([first] if first else [], items)
+        [exports.cell_text(cell_value(raw.get(c))) for c in columns] for raw in chain(first, items)
     )
     return csv_lines(chain([columns], rows))
