@@ -166,7 +166,10 @@ class Console:
         )
 
     def type_of(self, name: str, told: str = "") -> str:
-        return self.table.attribute_types.get(name) or told or "S"
+        """Return a value's type: a key's as the table defines it, else as the filter says,
+        else as a registered model declares the attribute, else text."""
+        keys = self.table.attribute_types
+        return keys.get(name) or told or self.table.declared_types().get(name) or "S"
 
     def request(self) -> dict[str, Any]:
         """Return the Query or Scan request (without its start key); raise BadQuery."""

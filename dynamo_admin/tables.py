@@ -31,6 +31,7 @@ from .meta import ModelOpts
 from .models import AdminLog, secret_fields
 from .stored import load
 
+SET_MEMBER_TYPES = {"SS": "S", "NS": "N", "BS": "B"}
 VIEW_PERMISSION, CHANGE_PERMISSION = "dynamo_admin.view_table", "dynamo_admin.change_table"
 PERMISSIONS = (
     ("view_table", "Can browse tables and their items"),
@@ -213,6 +214,17 @@ class Table:
             and issubclass(model, Model)
             and model.Meta.table_name == self.name
         ]
+
+    def declared_types(self) -> dict[str, str]:
+        """Return the DynamoDB type of each attribute the registered models declare (a set's
+        members' type for a set): what a filter on it is typed as."""
+        types: dict[str, str] = {}
+        for model in self.models():
+            for attribute in model.get_attributes().values():
+                kind = SET_MEMBER_TYPES.get(attribute.attr_type, attribute.attr_type)
+                if kind in ("S", "N", "B", "BOOL"):
+                    types.setdefault(attribute.attr_name, kind)
+        return types
 
     def secret_names(self) -> set[str]:
         """Return the stored names of what a registered model keeps secret (`secret_fields`):

@@ -166,6 +166,15 @@ def test_filters_are_typed_numbers_sets_and_types(browser):
     assert matched(f0="Awards", o0="in", v0="9, 14", t0="N") == {"Happy Day", "Somewhere Down"}
 
 
+def test_a_filter_on_a_modelled_attribute_is_typed_as_its_model_declares(browser):
+    query = {"mode": "scan", "f0": "Price", "o0": ">", "v0": "50"}
+
+    page = browser.get("/admin/tables/ProductCatalog/", query).content.decode()
+
+    # Price is a NumberAttribute: 100 > 50 as numbers (as text "100" < "50").
+    assert "18-Bike-201" in page and "Book 101 Title" not in page
+
+
 def test_pages_follow_by_cursor_and_reads_are_bounded(browser):
     query = {"mode": "query", "pk": "No One You Know", "per_page": "2"}
     first = browser.get(MUSIC, query)
