@@ -43,6 +43,7 @@ def plan(users: int) -> list[tuple[str, list[str]]]:
         ("Seeding", ["seed.py", "--users", str(min(users, 10_000))]),
         ("A learner's page", ["learner_page.py", "--users", str(users)]),
         ("Exporting learners", ["export_items.py", "--users", str(users)]),
+        ("The Tables console", ["table_console.py"]),
     ]
     for script, title in (("search.py", "Talent search"), ("rename.py", "Renaming a skill")):
         if (BENCH_DIR / script).exists():

@@ -41,6 +41,12 @@ def _name(value: Any) -> bool:
     return isinstance(value, str)
 
 
+def _table_patterns(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, list | tuple) and all(isinstance(v, str) and v for v in value)
+    )
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting: its default (REQUIRED: none), what a good value is, and the hint if not."""
@@ -77,6 +83,12 @@ SETTINGS = {
         Setting("DYNAMODB_COMMAND_READ_TIMEOUT", 15.0, _positive_number, "seconds, a number > 0"),
         Setting("DYNAMODB_COMMAND_MAX_ATTEMPTS", 5, _whole_number_from_one, "an int, 1 or more"),
         Setting("ADMIN_SITE_NAME", "", _name, "a string: the admin's title beside its header"),
+        Setting(
+            "DYNAMO_ADMIN_TABLES",
+            None,
+            _table_patterns,
+            'a list of table names or glob patterns, such as ["Music", "Product*"]',
+        ),
     )
 }
 

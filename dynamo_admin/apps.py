@@ -15,10 +15,12 @@ class DynamoAdminConfig(AppConfig):
     def ready(self) -> None:
         from .checks import check_admin_apps, check_log_table
         from .permissions import create_permissions
+        from .tables import create_table_permissions
 
         checks.register(check_admin_apps)
         checks.register(check_log_table, checks.Tags.database)
         post_migrate.connect(create_permissions, sender=self)
+        post_migrate.connect(create_table_permissions, sender=self)
 
 
 class AdminConfig(admin_apps.AdminConfig):

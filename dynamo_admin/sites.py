@@ -20,6 +20,7 @@ from .meta import ModelOpts
 from .models import MISSING_LOG, AdminLog, is_missing_table
 from .options import DynamoModelAdmin
 from .permissions import registered_models
+from .tables import may_browse
 
 
 class DynamoAdminSite(AdminSite):
@@ -67,10 +68,20 @@ class DynamoAdminSite(AdminSite):
             return super().autocomplete_view(request)
         return dynamo_autocomplete_view(self, request)
 
+    def get_urls(self):
+        """Django's URLs, after the Tables pages (`tables/`) of any allowed DynamoDB table."""
+        from .views.tables import table_urls
+
+        return [*table_urls(self), *super().get_urls()]
+
     # --- index -------------------------------------------------------------------------
     def index(self, request, extra_context=None):
         """Show Django's index, the user's DynamoDB changes among its Recent actions."""
-        context = {"recent_actions": self.recent_actions(request), **(extra_context or {})}
+        context = {
+            "recent_actions": self.recent_actions(request),
+            "may_browse_tables": may_browse(request.user),
+            **(extra_context or {}),
+        }
         return super().index(request, context)
 
     def recent_actions(self, request, limit: int = 10) -> list[Any]:

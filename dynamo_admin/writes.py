@@ -49,6 +49,8 @@ class Write:
     rows_written: bool = False  # the item's rows kept in sync went in its transaction
     logged: bool = True  # a History entry goes with it (not for a copy the system keeps)
     checked: bool = True  # on the version or values read (not a row deleted with its parent)
+    # Its request built by the caller (a Tables item page's UpdateItem of stored attributes).
+    request: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.form is not None:
@@ -117,7 +119,7 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         requests.append(put_request(entry))
         owners.append(None)
     for write in writes:
-        if write.action == DELETION or not isinstance(write.item, DynamoModel):
+        if write.action == DELETION or write.request or not isinstance(write.item, DynamoModel):
             continue
         puts, deletes = write.item.derived_rows()
         if len(puts) + len(deletes) > room:
@@ -171,6 +173,8 @@ def item_request(write: Write) -> dict[str, Any]:
     A change writes only the attributes whose values changed: every other one, declared or
     not, stays as stored. Without a version, the ones changed must still hold what was shown.
     """
+    if write.request is not None:
+        return write.request
     item, model = write.item, type(write.item)
     unversioned = meta(model).version_name is None
     still_there = model._hash_key_attribute().exists()

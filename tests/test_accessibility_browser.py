@@ -217,6 +217,7 @@ def test_every_admin_page_passes_axe_with_no_console_error(browser, site, tmp_pa
         audit_actions(audit)
         audit_import_preview(audit, tmp_path)
         audit_a_refused_and_a_saved_change(audit)
+        audit_tables(audit)
 
     audit.assert_clean()
 
@@ -235,6 +236,17 @@ def audit_model_pages(audit: Audit, listing: str) -> None:
     if listing in ITEM_PAGES_OF:
         for url in filter(None, [audit.href(selector) for selector in ITEM_LINKS]):
             audit.visit(url)
+
+
+def audit_tables(audit: Audit) -> None:
+    """The Tables pages: the list, a table's console with a Query's results, an item."""
+    audit.visit("/admin/tables/")
+    users = audit.href("#tables th a[href$='-users/']")
+    assert users, "the Tables page lists no users table"
+    audit.visit(f"{users}?mode=query&pk=ada")
+    item = audit.href("#result_list tbody a")
+    assert item, "a Query of the users table by ada lists nothing"
+    audit.visit(item)
 
 
 def audit_searches_and_filters(audit: Audit) -> None:
