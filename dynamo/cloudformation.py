@@ -69,6 +69,8 @@ def table_resource(model: type[DynamoModel], prefix: str) -> dict[str, Any]:
         # Multi-attribute keys are listed as the API takes them: HASH entries first, then
         # RANGE entries, each in the order a Query walks them.
         properties["GlobalSecondaryIndexes"] = request["GlobalSecondaryIndexes"]
+    if (view := tables.stream_view_type(model)) is not None:
+        properties["StreamSpecification"] = {"StreamViewType": view}
     if (attribute := tables.ttl_attribute(model)) is not None:
         properties["TimeToLiveSpecification"] = {"AttributeName": attribute, "Enabled": True}
     return {

@@ -183,6 +183,8 @@ class UserStats(DynamoModel):
 
     class Meta(DynamoMeta):
         table_suffix = "user-stats"
+        # Score changes reach the rank tiers through this stream (stats/boards/upkeep.py).
+        stream_view_type = "NEW_AND_OLD_IMAGES"
 
     username = UnicodeAttribute(hash_key=True)
     # The learner's display name, copied from users (kept in sync when it changes) so a

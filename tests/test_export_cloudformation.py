@@ -135,3 +135,11 @@ def test_the_admin_log_is_exported_with_its_index_by_object_partition():
 
     log = indexes(described["p-admin-log"]["GlobalSecondaryIndexes"])
     assert log["gsi_object_partition"][0] == [("object_partition", "HASH"), ("logged_at", "RANGE")]
+
+
+def test_user_stats_is_exported_with_its_stream_of_old_and_new_images():
+    described = table_resources(export("--prefix", "skillboard-prod-"))
+
+    stream = described["skillboard-prod-user-stats"].get("StreamSpecification")
+    assert stream == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert "StreamSpecification" not in described["skillboard-prod-users"]
