@@ -73,7 +73,7 @@ def test_the_json_variant_carries_the_same_data(ada, client):
     assert [s["skill_id"] for s in data["skills"]] == ["go", "python"]
     assert data["metrics"]["xp"] == {
         "value": 100,
-        "rank": {"rank": 2, "exact": True, "label": "#2"},
+        "rank": {"rank": 2, "exact": True, "label": "#2", "lag": ""},
     }
     assert [s["xp"] for s in data["sessions"]] == [20, 50, 30]  # newest first
     assert sum(d["xp"] for d in data["calendar"]["days"]) == 100
