@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from io import StringIO
 
@@ -27,6 +28,7 @@ from tests.conftest import SHARED_PREFIX
 from tests.helpers import stored_board
 from tests.iam_audit import allowed, suffix_of
 from users.models import User
+from workers.jobs import Job
 
 LEARNERS = 60
 SESSIONS = 100
@@ -291,3 +293,60 @@ def template_role_grants() -> set[tuple[str, str]]:
         "PolicyDocument"
     ]["Statement"]
     return {(action, suffix_of(target)) for action, target in allowed(template, statements)}
+
+
+@pytest.mark.engines("local")  # the child reaches the same engine only over the network
+def test_sigterm_stops_a_running_consumer_cleanly_after_it_applied_what_came(board):
+    rebuild()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/tmp",
+        "DJANGO_ENV_FILE": "",
+        "DJANGO_SETTINGS_MODULE": "project.settings",
+        "DJANGO_DEBUG": "true",
+        "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+        "DYNAMODB_ENDPOINT": UserStats.Meta.host,
+        "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
+    }
+    consumer = subprocess.Popen(
+        [sys.executable, "manage.py", "consume_streams"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        sessions(5, seed=4)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not exact_everywhere():
+            time.sleep(0.2)
+    finally:
+        consumer.send_signal(signal.SIGTERM)
+        out, err = consumer.communicate(timeout=60)
+
+    assert consumer.returncode == 0, err[-2000:]
+    assert "Stopped: 5 changes applied" in out
+    assert exact_everywhere()
+
+
+def exact_everywhere() -> bool:
+    truth = true_ranks()
+    return all(
+        (info.rank, info.exact) == (truth[stats.username][metric], True)
+        for stats in listed()
+        for metric, info in rank_infos(stats).items()
+    )
+
+
+def test_a_rebuild_corrects_counts_that_went_wrong_and_says_by_how_much(board):
+    rebuild()
+    # As if a batch had been lost (sent to the failure queue): three learners too many on top.
+    Job.apply(tiers.job_name("xp"), [Job.counts[0].set(Job.counts[0] + 3)])
+
+    report = rebuild()
+
+    lines = {line.split(":")[0]: line for line in report.splitlines() if ": 60 learners" in line}
+    assert "corrected the kept counts, off by 3 in all" in lines["xp"]
+    assert all("the kept counts were exact" in lines[m] for m in ("streak", "accuracy"))
+    assert sum(tiers.pointers(["xp"])["xp"].counts) == LEARNERS

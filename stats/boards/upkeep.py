@@ -351,7 +351,7 @@ def hand_over(
             )
         target = {s.shard_id: window.read_to.get(s.shard_id) for s in unfinished}
         if any(
-            streams.sequence(target[shard_id]) < streams.sequence(at[shard_id])
+            streams.sequence(target[shard_id]) < streams.sequence(at.get(shard_id))
             for shard_id in target
         ):
             continue  # a shard answered empty before its end: read on
@@ -377,7 +377,7 @@ def hand_over(
             for changes in window.changes.values()
             for c in changes
             if c.shard_id in target
-            and streams.sequence(at[c.shard_id])
+            and streams.sequence(at.get(c.shard_id))
             < c.sequence
             <= streams.sequence(target[c.shard_id])
         ]
