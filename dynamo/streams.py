@@ -108,9 +108,13 @@ def iterator(client: Any, stream_arn: str, shard_id: str, after: str | None) -> 
             "ShardIterator"
         ]
     except ClientError as exc:
+        code = exc.response["Error"]["Code"]
         # The shard aged out of the stream (24 hours): nothing is left to read in it.
-        if exc.response["Error"]["Code"] == "ResourceNotFoundException":
+        if code == "ResourceNotFoundException":
             return None
+        # The records after `after` aged out: read what is left (a rebuild counts the rest).
+        if code == "TrimmedDataAccessException" and after:
+            return iterator(client, stream_arn, shard_id, None)
         raise
 
 

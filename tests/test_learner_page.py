@@ -371,6 +371,7 @@ def test_the_page_costs_at_most_ten_calls_cold_with_tiers_built_and_every_rank_i
             "rank": expected,
             "exact": True,
             "label": f"#{expected:,}",
+            "lag": "",
         }, metric
     html = client.get(f"/learners/{username}/").content.decode()
     assert "≈" not in html
