@@ -42,13 +42,13 @@ axe-core: system-deps
 ## and the scheduler; ADDR's port is checked first (before any install), and SITE_URL follows
 ## ADDR. While it runs, `manage.py <command>` in another terminal works on its data
 ## (var/dynamodb-local/running.env). The launcher is the package's; seeding, the staff login
-## and run_schedule are Skillboard's, given to it here (SEED_USERS=0: no demo data).
+## run_schedule and consume_streams are Skillboard's, given to it here (SEED_USERS=0: no demo data).
 # exec: the launcher is make's own child, so make's SIGTERM reaches it and its parent's death
 # (make killed outright) stops it too; a shell between them would die alone.
 run: address-free dynamodb-local .env
 	exec $(PY) -m dynamo.local serve $(ADDR) \
 		$(if $(filter-out 0,$(SEED_USERS)),--then "seed --users $(SEED_USERS) --if-empty") \
-		--then "bootstrap_staff --url {site}/admin/" --beside run_schedule
+		--then "bootstrap_staff --url {site}/admin/" --beside run_schedule --beside consume_streams
 
 # The system Python: on a fresh clone the venv does not exist yet, and the check needs none.
 address-free:

@@ -215,6 +215,9 @@ class RankOut(Schema):
     rank: int = Field(description="Equal scores share a rank (1, 2, 2, 4).")
     exact: bool = Field(description="False when the rank is an estimate.")
     label: str = Field(examples=["#12"])
+    lag: str = Field(
+        "", description="With an estimate: how far behind its counts are (`counts 12 s behind`)."
+    )
 
 
 class MetricOut(Schema):

@@ -107,10 +107,10 @@ def main() -> int:
         )
     print(
         "\nThe ranks come from the score tiers (`stats.boards.ranking.rank_infos`): the four "
-        "boards' tier pointers and the partitions' move counters in the page's one "
-        "BatchGetItem (with the learner and their stats), then per board one read: the "
-        "score's tier on `rank-tiers` (its `above` and scores give the rank) or, in the top "
-        "tier, a live COUNT; 'of it the ranks' is the leaderboard indexes' share."
+        "boards' tier pointers, with their kept counts, and the upkeep's marker in the page's "
+        "one BatchGetItem (with the learner and their stats), then per board and shard one "
+        "COUNT of the higher scores inside the learner's tier; 'of it the ranks' is the "
+        "leaderboard indexes' share."
     )
     return 0
 

@@ -46,6 +46,15 @@ SCHEMA_ACTIONS = frozenset(
 )
 # The template's parameter: the IAM role the web and worker hosts run as.
 HOST_ROLE = "HostRoleName"
+# What reading a table's stream takes (a consumer on a host, a rebuild reading back changes).
+STREAM_ACTIONS = ("DescribeStream", "GetRecords", "GetShardIterator")
+# A model whose Meta names a `stream_handler` (a dotted path) gets a Lambda reading its stream,
+# granted the stream's reads and `stream_handler_grants` ({table suffix: actions}) only.
+LAMBDA_RUNTIME = "python3.11"
+# Lambda retries a failing batch, halving it each time, then sends what still fails here.
+HANDLER_RETRIES = 10
+HANDLER_BATCH = 100
+CODE_BUCKET, CODE_KEY, SECRET_KEY, SITE_URL = "CodeBucket", "CodeKey", "DjangoSecretKey", "SiteUrl"
 
 
 def logical_id(model: type[DynamoModel]) -> str:
@@ -69,6 +78,8 @@ def table_resource(model: type[DynamoModel], prefix: str) -> dict[str, Any]:
         # Multi-attribute keys are listed as the API takes them: HASH entries first, then
         # RANGE entries, each in the order a Query walks them.
         properties["GlobalSecondaryIndexes"] = request["GlobalSecondaryIndexes"]
+    if (view := tables.stream_view_type(model)) is not None:
+        properties["StreamSpecification"] = {"StreamViewType": view}
     if (attribute := tables.ttl_attribute(model)) is not None:
         properties["TimeToLiveSpecification"] = {"AttributeName": attribute, "Enabled": True}
     return {
@@ -82,6 +93,15 @@ def table_resource(model: type[DynamoModel], prefix: str) -> dict[str, Any]:
 def index_names(model: type[DynamoModel]) -> list[str]:
     """Return the names of a model's global secondary indexes."""
     return [i["IndexName"] for i in tables.expected_table(model).get("GlobalSecondaryIndexes", [])]
+
+
+def streamed(models: list[type[DynamoModel]]) -> list[type[DynamoModel]]:
+    """Return the models whose table has a stream."""
+    return [m for m in models if tables.stream_view_type(m) is not None]
+
+
+def stream_arn(model: type[DynamoModel]) -> dict[str, Any]:
+    return {"Fn::GetAtt": [logical_id(model), "StreamArn"]}
 
 
 def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, Any]:
@@ -109,6 +129,15 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
                 "Resource": index_arns,
             }
         )
+    if streamed(models):
+        statements.append(
+            {
+                "Sid": "Streams",
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{action}" for action in STREAM_ACTIONS],
+                "Resource": [stream_arn(m) for m in streamed(models)],
+            }
+        )
     return {
         "Type": "AWS::IAM::ManagedPolicy",
         "Properties": {
@@ -116,6 +145,126 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
             "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
             # Attached by the stack, so the hosts can use the tables once it is deployed.
             "Roles": [{"Ref": HOST_ROLE}],
+        },
+    }
+
+
+def handled(models: list[type[DynamoModel]]) -> list[type[DynamoModel]]:
+    """Return the streamed models whose Meta names a Lambda handler for the stream."""
+    return [m for m in streamed(models) if getattr(m.Meta, "stream_handler", None)]
+
+
+def handler_resources(
+    model: type[DynamoModel], models: list[type[DynamoModel]], prefix: str
+) -> dict[str, Any]:
+    """Return the Lambda of a model's stream: its role, function, mapping and failure queue."""
+    name = logical_id(model).removesuffix("Table") + "Stream"
+    function = f"{table_name_for(model, prefix)}-stream"
+    by_suffix = {m.Meta.table_suffix: m for m in models}
+    grants = [
+        {
+            "Sid": "Stream",
+            "Effect": "Allow",
+            "Action": [f"dynamodb:{action}" for action in STREAM_ACTIONS],
+            "Resource": [stream_arn(model)],
+        },
+        {  # Lambda's poller lists the table's streams (of any label) with the function's role
+            "Sid": "StreamList",
+            "Effect": "Allow",
+            "Action": ["dynamodb:ListStreams"],
+            "Resource": [{"Fn::Sub": f"${{{logical_id(model)}.Arn}}/stream/*"}],
+        },
+        *(
+            {
+                "Sid": logical_id(by_suffix[suffix]),
+                "Effect": "Allow",
+                "Action": [f"dynamodb:{action}" for action in actions],
+                "Resource": [{"Fn::GetAtt": [logical_id(by_suffix[suffix]), "Arn"]}],
+            }
+            for suffix, actions in model.Meta.stream_handler_grants.items()
+        ),
+        {
+            "Sid": "FailedBatches",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": [{"Fn::GetAtt": [f"{name}FailedBatches", "Arn"]}],
+        },
+        {
+            "Sid": "Logs",
+            "Effect": "Allow",
+            "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+            "Resource": [{"Fn::GetAtt": [f"{name}Logs", "Arn"]}],
+        },
+    ]
+    return {
+        f"{name}FailedBatches": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+        },
+        f"{name}Logs": {
+            "Type": "AWS::Logs::LogGroup",
+            "Properties": {
+                "LogGroupName": f"/aws/lambda/{function}",
+                "RetentionInDays": 30,
+            },
+        },
+        f"{name}Role": {
+            "Type": "AWS::IAM::Role",
+            "Properties": {
+                "AssumeRolePolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "lambda.amazonaws.com"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ],
+                },
+                "Policies": [
+                    {
+                        "PolicyName": "stream-handler",
+                        "PolicyDocument": {"Version": "2012-10-17", "Statement": grants},
+                    }
+                ],
+            },
+        },
+        f"{name}Handler": {
+            "Type": "AWS::Lambda::Function",
+            "DependsOn": f"{name}Logs",
+            "Properties": {
+                "FunctionName": function,
+                "Description": f"applies the {model.Meta.table_suffix} stream",
+                "Runtime": LAMBDA_RUNTIME,
+                "Handler": model.Meta.stream_handler,
+                "Code": {"S3Bucket": {"Ref": CODE_BUCKET}, "S3Key": {"Ref": CODE_KEY}},
+                "Role": {"Fn::GetAtt": [f"{name}Role", "Arn"]},
+                "Timeout": 60,
+                "MemorySize": 512,
+                "Environment": {
+                    "Variables": {
+                        "DYNAMODB_TABLE_PREFIX": prefix,
+                        "DJANGO_SECRET_KEY": {"Ref": SECRET_KEY},
+                        "SITE_URL": {"Ref": SITE_URL},
+                    }
+                },
+            },
+        },
+        f"{name}Mapping": {
+            "Type": "AWS::Lambda::EventSourceMapping",
+            "Properties": {
+                "EventSourceArn": stream_arn(model),
+                "FunctionName": {"Ref": f"{name}Handler"},
+                "StartingPosition": "TRIM_HORIZON",
+                "BatchSize": HANDLER_BATCH,
+                "MaximumBatchingWindowInSeconds": 1,
+                "ParallelizationFactor": 1,  # one batch at a time a shard: in order
+                "BisectBatchOnFunctionError": True,
+                "MaximumRetryAttempts": HANDLER_RETRIES,
+                "DestinationConfig": {
+                    "OnFailure": {"Destination": {"Fn::GetAtt": [f"{name}FailedBatches", "Arn"]}}
+                },
+            },
         },
     }
 
@@ -138,16 +287,28 @@ def template(prefix: str | None = None) -> dict[str, Any]:
         "Value": {"Ref": "DynamoDBAccessPolicy"},
         "Description": f"attached to the {HOST_ROLE} role",
     }
+    parameters: dict[str, Any] = {
+        HOST_ROLE: {
+            "Type": "String",
+            "Description": "the IAM role of the web and worker hosts (instance or task role)",
+            "AllowedPattern": r"[\w+=,.@-]{1,64}",
+        }
+    }
+    for model in handled(models):
+        resources |= handler_resources(model, models, prefix)
+        queue = logical_id(model).removesuffix("Table") + "StreamFailedBatches"
+        outputs[queue] = {"Value": {"Ref": queue}, "Description": "batches the handler gave up on"}
+    if handled(models):
+        parameters |= {
+            CODE_BUCKET: {"Type": "String", "Description": "the S3 bucket of the code package"},
+            CODE_KEY: {"Type": "String", "Description": "the code package's key (a .zip)"},
+            SECRET_KEY: {"Type": "String", "NoEcho": True, "MinLength": 50},
+            SITE_URL: {"Type": "String", "Description": "the public address (https://...)"},
+        }
     return {
         "AWSTemplateFormatVersion": "2010-09-09",
         "Description": f"The DynamoDB tables {prefix}* and the IAM policy to use them",
-        "Parameters": {
-            HOST_ROLE: {
-                "Type": "String",
-                "Description": "the IAM role of the web and worker hosts (instance or task role)",
-                "AllowedPattern": r"[\w+=,.@-]{1,64}",
-            }
-        },
+        "Parameters": parameters,
         "Resources": resources,
         "Outputs": outputs,
     }

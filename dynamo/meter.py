@@ -138,8 +138,20 @@ def _capacity(parsed: dict[str, Any], operation: str) -> tuple[float, float]:
     return read, write
 
 
+def stream_target(arn: str) -> str:
+    """Return `table/stream` for a stream's ARN (`arn:...:table/NAME/stream/LABEL`), else `*`."""
+    resource = arn.split(":", 5)[-1] if arn.startswith("arn:") else ""
+    kind, _, rest = resource.partition("/")
+    table, _, tail = rest.partition("/")
+    return f"{table}/stream" if kind == "table" and tail.startswith("stream/") else "*"
+
+
 def targets(operation: str, params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """Return the (IAM action, table or index) pairs one call needs permission for."""
+    if "StreamArn" in params or "ShardIterator" in params:  # DynamoDB Streams
+        # An iterator starts with its stream's ARN (`arn:...|1|...`), as AWS documents it.
+        arn = params.get("StreamArn") or str(params["ShardIterator"]).split("|", 1)[0]
+        return ((operation, stream_target(arn)),)
     if "TableName" in params:
         index = params.get("IndexName")
         return ((operation, params["TableName"] + (f"/index/{index}" if index else "")),)
@@ -198,15 +210,19 @@ def instrument(client: Any) -> Any:
     # unique id already registered (four getfullargspec calls, half a millisecond a call).
     if getattr(events, _INSTRUMENTED, False):
         return client
-    # Every call reports what it consumed, whoever makes it (PynamoDB or a raw client call).
+    # Every call reports what it consumed, whoever makes it (PynamoDB or a raw client call);
+    # a DynamoDB Streams client's events are named for its own service.
+    service = client.meta.service_model.service_id.hyphenize()
     events.register(
-        "before-parameter-build.dynamodb", _ask_for_capacity, unique_id="dynamo-meter-ask"
+        f"before-parameter-build.{service}", _ask_for_capacity, unique_id="dynamo-meter-ask"
     )
-    events.register("before-call.dynamodb", _before_call, unique_id="dynamo-meter-before")
+    events.register(f"before-call.{service}", _before_call, unique_id="dynamo-meter-before")
     # Each attempt waits no longer than the request has left (dynamo.deadline).
-    events.register("before-send.dynamodb", deadline.before_send, unique_id="dynamo-deadline")
-    events.register("after-call.dynamodb", _after_call, unique_id="dynamo-meter-after")
-    events.register("after-call-error.dynamodb", _after_call_error, unique_id="dynamo-meter-error")
+    events.register(f"before-send.{service}", deadline.before_send, unique_id="dynamo-deadline")
+    events.register(f"after-call.{service}", _after_call, unique_id="dynamo-meter-after")
+    events.register(
+        f"after-call-error.{service}", _after_call_error, unique_id="dynamo-meter-error"
+    )
     setattr(events, _INSTRUMENTED, True)
     return client
 

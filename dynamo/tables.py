@@ -33,6 +33,8 @@ def expected_table(model: type[DynamoModel]) -> dict[str, Any]:
         "KeySchema": sorted(schema["key_schema"], key=lambda k: k["KeyType"] != "HASH"),
         "BillingMode": getattr(model.Meta, "billing_mode", "PAY_PER_REQUEST"),
     }
+    if (view := stream_view_type(model)) is not None:
+        request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
     if schema["global_secondary_indexes"]:
         request["GlobalSecondaryIndexes"] = [
             {
@@ -43,6 +45,18 @@ def expected_table(model: type[DynamoModel]) -> dict[str, Any]:
             for index in schema["global_secondary_indexes"]
         ]
     return request
+
+
+def stream_view_type(model: type[DynamoModel]) -> str | None:
+    """Return the view of the table's stream (`Meta.stream_view_type`), or None without one."""
+    return getattr(model.Meta, "stream_view_type", None)
+
+
+def stream_arn(model: type[DynamoModel]) -> str | None:
+    """Return the ARN of the table's current stream, or None while it has none."""
+    table = describe(model) or {}
+    enabled = table.get("StreamSpecification", {}).get("StreamEnabled")
+    return table.get("LatestStreamArn") if enabled else None
 
 
 def ttl_attribute(model: type[DynamoModel]) -> str | None:
@@ -103,6 +117,11 @@ def drift(model: type[DynamoModel]) -> list[str]:
             )
     for index_name in stored.keys() - wanted.keys():
         problems.append(f"{name}: index {index_name} is not declared by the model")
+    if (view := stream_view_type(model)) is not None:
+        stream = table.get("StreamSpecification") or {}
+        have = stream.get("StreamViewType") if stream.get("StreamEnabled") else None
+        if have != view:
+            problems.append(f"{name}: stream is {have or 'off'}, expected {view}")
     if (attribute := ttl_attribute(model)) is not None:
         ttl = time_to_live(model)
         status, on = ttl.get("TimeToLiveStatus", "DISABLED"), ttl.get("AttributeName")
@@ -197,6 +216,16 @@ def create_missing(model: type[DynamoModel], report: Report = lambda _: None) ->
         )
         if not created:
             done.append(f"added index {index['IndexName']} to {expected['TableName']}")
+    if (view := stream_view_type(model)) is not None:
+        stream = table.get("StreamSpecification") or {}
+        if not stream.get("StreamEnabled"):
+            report(f"Adding a {view} stream to {expected['TableName']}")
+            wait_until_active(model)
+            client.update_table(
+                TableName=expected["TableName"],
+                StreamSpecification={"StreamEnabled": True, "StreamViewType": view},
+            )
+            done.append(f"added a {view} stream to {expected['TableName']}")
     if done:
         wait_until_active(model)
     if (attribute := ttl_attribute(model)) is not None:

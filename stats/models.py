@@ -18,7 +18,6 @@ from dynamo.indexes import AllProjection, GlobalIndex
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
 from dynamo.validators import FieldErrors, number_between, whole_number
 from users.models import User, validate_username
-from workers import jobs
 
 METRICS = ("xp", "streak", "efficiency", "accuracy")
 BUCKET_FORMAT = "%Y-%m-%d-%H"
@@ -61,25 +60,6 @@ def leaderboard_partitions(shards: int | None = None) -> list[str]:
     """Return every leaderboard partition for a shard count."""
     shards = settings.LEADERBOARD_SHARDS if shards is None else shards
     return ["ALL"] if shards <= 1 else [f"ALL#{k}" for k in range(shards)]
-
-
-# Each leaderboard partition counts the moves on its boards (`rank_changes:<partition>` jobs):
-# a rank read from score tiers is exact while no count moved since the tiers were built.
-CHANGES_PREFIX = "rank_changes:"
-
-
-def changes_job_name(partition: str) -> str:
-    """Return the name of the job item counting the score moves of one leaderboard partition."""
-    return f"{CHANGES_PREFIX}{partition}"
-
-
-def count_board_move(username: str) -> None:
-    """Count a move of a learner on the boards (a score, joining or leaving): one UpdateItem.
-
-    Called after the move is written, so a tier build that read the count before it sees a
-    count that has moved since; a build that read it after sees the move in the index.
-    """
-    jobs.count_up(changes_job_name(leaderboard_partition_for(username)))
 
 
 def legacy_item(key: str) -> dict[str, Any] | None:
@@ -183,6 +163,11 @@ class UserStats(DynamoModel):
 
     class Meta(DynamoMeta):
         table_suffix = "user-stats"
+        # Score changes reach the rank tiers through this stream (stats/boards/upkeep.py): in
+        # AWS by this Lambda, which reads and moves the tier counts and checkpoints in jobs.
+        stream_view_type = "NEW_AND_OLD_IMAGES"
+        stream_handler = "stats.boards.lambda_function.handler"
+        stream_handler_grants = {"jobs": ("BatchGetItem", "GetItem", "UpdateItem")}
 
     username = UnicodeAttribute(hash_key=True)
     # The learner's display name, copied from users (kept in sync when it changes) so a
@@ -320,20 +305,6 @@ class UserStats(DynamoModel):
             # A learner taken off the board (soft-deleted) stays off when edited.
             self.leaderboard_partition = leaderboard_partition_for(self.username)
 
-    def written(self, *, created: bool) -> None:
-        """Count a saved score or listing change as a move on the boards (admin, save())."""
-        super().written(created=created)
-        fields = (*METRICS, "leaderboard_partition")
-        if created or any(self.stored_value(name) != getattr(self, name) for name in fields):
-            count_board_move(self.username)
-
-    def delete(self, condition=None, *, add_version_condition: bool = True) -> Any:
-        """Delete the stats; a listed learner leaving counts as a move on the boards."""
-        result = super().delete(condition, add_version_condition=add_version_condition)
-        if self.leaderboard_partition is not None:
-            count_board_move(self.username)
-        return result
-
     def schedule_reminder(self, when: datetime | None) -> None:
         """Set the next reminder time and its hour bucket (None removes the reminder)."""
         self.next_reminder_at = when
@@ -446,10 +417,7 @@ class UserStats(DynamoModel):
             cls.efficiency.set(efficiency),
             cls.updated_at.set(utcnow()),
         ]
-        mended_now = cls.apply(self.username, actions, cls.version == self.version) is not None
-        if mended_now:
-            count_board_move(self.username)
-        return mended_now
+        return cls.apply(self.username, actions, cls.version == self.version) is not None
 
     @classmethod
     def name_copied_from(cls, learner: User, *, keep_stored: bool = False):
@@ -482,10 +450,7 @@ class UserStats(DynamoModel):
         else:
             actions = [cls.leaderboard_partition.remove()]
             condition = cls.leaderboard_partition.exists()
-        moved = cls.apply(username, actions, condition) is not None
-        if moved:
-            count_board_move(username)
-        return moved
+        return cls.apply(username, actions, condition) is not None
 
     @classmethod
     def move_to_partition(cls, username: str, partition: str) -> bool:
@@ -504,8 +469,6 @@ class UserStats(DynamoModel):
             (cls.last_active_day == self.last_active_day)
             & (cls.streak_expires_on == self.streak_expires_on),
         )
-        if done is not None:
-            count_board_move(self.username)
         return done is not None
 
     def give_streak_an_expiry(self, today: str) -> bool:
@@ -519,10 +482,7 @@ class UserStats(DynamoModel):
         else:
             unchanged &= cls.last_active_day.does_not_exist()
             actions = [cls.streak.set(0)]
-        done = cls.apply(self.username, actions, unchanged) is not None
-        if done and not self.last_active_day:
-            count_board_move(self.username)  # the streak went to 0
-        return done
+        return cls.apply(self.username, actions, unchanged) is not None
 
     # --- reminder delivery (see stats/reminders/sending.py) ---------------------------------------
     def claim_reminder(self, token: str, now: datetime, lease: timedelta) -> UserStats | None:

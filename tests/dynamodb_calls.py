@@ -29,6 +29,7 @@ def instrument_and_watch(client: Any) -> Any:
             for watcher in watchers:
                 watcher(endpoint, model.name, params)
 
-        events.register("before-parameter-build.dynamodb", show, unique_id="tests-watch")
+        service = client.meta.service_model.service_id.hyphenize()  # dynamodb-streams too
+        events.register(f"before-parameter-build.{service}", show, unique_id="tests-watch")
         setattr(events, _WATCHED, True)
     return _instrument(client)

@@ -25,26 +25,33 @@ def suffix_of(name: str) -> str | None:
     if name == "*":
         return name
     table, _, index = name.partition("/index/")
+    table, stream, _ = table.partition("/stream")
     suffixes = [m.Meta.table_suffix for m in tables.all_models()]
     matches = [s for s in suffixes if table == s or table.endswith(f"-{s}")]
     if not matches:
         return None
-    return max(matches, key=len) + (f"/index/{index}" if index else "")
+    return max(matches, key=len) + (f"/index/{index}" if index else "") + stream
 
 
-def allowed(template: dict) -> set[tuple[str, str]]:
-    """Return the (action, table or `table/index/name`) pairs a template's policy grants."""
+def allowed(template: dict, statements: list[dict] | None = None) -> set[tuple[str, str]]:
+    """Return the (action, table, `table/index/name` or `table/stream`) pairs a template's
+    host policy grants, or the DynamoDB pairs of other `statements` of it (a role's)."""
     resources = template["Resources"]
     names = {
         key: r["Properties"]["TableName"]
         for key, r in resources.items()
         if r["Type"] == "AWS::DynamoDB::Table"
     }
+    if statements is None:
+        statements = resources["DynamoDBAccessPolicy"]["Properties"]["PolicyDocument"]["Statement"]
     granted = set()
-    for statement in resources["DynamoDBAccessPolicy"]["Properties"]["PolicyDocument"]["Statement"]:
+    for statement in statements:
+        if not all(action.startswith("dynamodb:") for action in statement["Action"]):
+            continue  # a queue's or the logs': not DynamoDB's
         for resource in statement["Resource"]:
             if "Fn::GetAtt" in resource:
-                target = names[resource["Fn::GetAtt"][0]]
+                key, attribute = resource["Fn::GetAtt"]
+                target = names[key] + ("/stream" if attribute == "StreamArn" else "")
             else:
                 ref, _, rest = resource["Fn::Sub"].removeprefix("${").partition(".Arn}")
                 target = names[ref] + rest

@@ -82,7 +82,9 @@ def test_the_policy_names_only_this_prefixs_tables_and_indexes_and_no_schema_cha
 
     granted = allowed(template)
     names = set(table_resources(template))
-    assert {target.partition("/index/")[0] for _, target in granted} == names
+    assert {
+        target.partition("/index/")[0].removesuffix("/stream") for _, target in granted
+    } == names
     assert {action for action, _ in granted}.isdisjoint(cloudformation.SCHEMA_ACTIONS)
     index_grants = {action for action, target in granted if "/index/" in target}
     assert index_grants == {"Query", "Scan"}
@@ -135,3 +137,45 @@ def test_the_admin_log_is_exported_with_its_index_by_object_partition():
 
     log = indexes(described["p-admin-log"]["GlobalSecondaryIndexes"])
     assert log["gsi_object_partition"][0] == [("object_partition", "HASH"), ("logged_at", "RANGE")]
+
+
+def test_user_stats_is_exported_with_its_stream_of_old_and_new_images():
+    described = table_resources(export("--prefix", "skillboard-prod-"))
+
+    stream = described["skillboard-prod-user-stats"].get("StreamSpecification")
+    assert stream == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert "StreamSpecification" not in described["skillboard-prod-users"]
+
+
+def test_the_stream_gets_a_lambda_that_bisects_retries_and_keeps_what_fails():
+    resources = export("--prefix", "skillboard-prod-")["Resources"]
+
+    mapping = resources["UserStatsStreamMapping"]["Properties"]
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["UserStatsTable", "StreamArn"]}
+    assert mapping["BisectBatchOnFunctionError"] is True
+    assert 0 < mapping["MaximumRetryAttempts"] <= 10
+    assert mapping["ParallelizationFactor"] == 1  # a shard's batches in order
+    queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
+    assert resources[queue]["Type"] == "AWS::SQS::Queue"
+    handler = resources["UserStatsStreamHandler"]["Properties"]
+    assert handler["Handler"] == "stats.boards.lambda_function.handler"
+    assert handler["Environment"]["Variables"]["DYNAMODB_TABLE_PREFIX"] == "skillboard-prod-"
+
+
+def test_the_lambdas_role_reads_the_stream_and_writes_only_the_jobs_table():
+    template = export("--prefix", "skillboard-prod-")
+    role = template["Resources"]["UserStatsStreamRole"]["Properties"]
+    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+
+    assert allowed(template, statements) == {
+        ("DescribeStream", "skillboard-prod-user-stats/stream"),
+        ("GetRecords", "skillboard-prod-user-stats/stream"),
+        ("GetShardIterator", "skillboard-prod-user-stats/stream"),
+        ("ListStreams", "skillboard-prod-user-stats/stream/*"),
+        ("BatchGetItem", "skillboard-prod-jobs"),
+        ("GetItem", "skillboard-prod-jobs"),
+        ("UpdateItem", "skillboard-prod-jobs"),
+    }
+    others = {a for s in statements for a in s["Action"] if not a.startswith("dynamodb:")}
+    assert others == {"sqs:SendMessage", "logs:CreateLogStream", "logs:PutLogEvents"}
+    assert all("*" not in s["Resource"] for s in statements)

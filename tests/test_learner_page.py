@@ -73,7 +73,7 @@ def test_the_json_variant_carries_the_same_data(ada, client):
     assert [s["skill_id"] for s in data["skills"]] == ["go", "python"]
     assert data["metrics"]["xp"] == {
         "value": 100,
-        "rank": {"rank": 2, "exact": True, "label": "#2"},
+        "rank": {"rank": 2, "exact": True, "label": "#2", "lag": ""},
     }
     assert [s["xp"] for s in data["sessions"]] == [20, 50, 30]  # newest first
     assert sum(d["xp"] for d in data["calendar"]["days"]) == 100
@@ -371,6 +371,7 @@ def test_the_page_costs_at_most_ten_calls_cold_with_tiers_built_and_every_rank_i
             "rank": expected,
             "exact": True,
             "label": f"#{expected:,}",
+            "lag": "",
         }, metric
     html = client.get(f"/learners/{username}/").content.decode()
     assert "≈" not in html

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -10,9 +11,12 @@ from django.core.management import call_command
 
 from catalog.models import Skill
 from dynamo.batch import batch_put
+from dynamo.models import utcnow
+from stats.boards import tiers
 from stats.models import UserStats
 from tests.helpers import totals_for
 from users.models import User, UserSkill
+from workers.jobs import Job
 
 pytestmark = [pytest.mark.browser, pytest.mark.engines("local")]
 
@@ -68,12 +72,16 @@ def test_a_recruiter_finds_experts_with_enough_years(phone, site):
 
 @pytest.fixture
 def deep_board(dynamo, live_server):
-    """150 learners, tiers of ten, and a move since the build: ranks past 100 are approximate."""
+    """150 learners, tiers of ten, and a move the counts lag behind: ranks past 100 are
+    approximate."""
     names = [f"learner{n:03d}" for n in range(1, 151)]
     batch_put(User, [User(u, name=u.title(), email=f"{u}@example.com") for u in names])
     batch_put(UserStats, [UserStats(u, xp=10 * n, streak=2) for n, u in enumerate(names, 1)])
     call_command("rebuild_rank_tiers", "xp", tier_size=10, stdout=StringIO())
     User.get("learner150").soft_delete()
+    # No consumer applies it: the counts' last catch-up is ten minutes old.
+    stale = (utcnow() - timedelta(minutes=10)).isoformat()
+    Job.apply(tiers.UPKEEP_JOB, [Job.watermark.set(stale)])
     cache.clear()
     return live_server.url
 

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections import Counter
 from io import StringIO
 from itertools import pairwise
 
@@ -13,7 +14,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from stats.boards import tiers
+from stats.boards import tiers, upkeep
 from stats.boards.ranking import rank_of, rank_sorted
 from stats.models import METRICS, UserStats
 from tests import moto_atomic
@@ -142,7 +143,7 @@ def test_a_run_killed_half_way_leaves_ranks_true_and_the_next_run_clears_its_tie
 KILLED_RUN = """
 import os, signal, django
 django.setup()
-from stats.boards import tiers
+from stats.boards import tiers, upkeep
 real_put = tiers.batch_put
 def dies_half_way(model, items, **kwargs):
     items = list(items)
@@ -193,9 +194,11 @@ def test_a_build_that_lost_to_a_later_one_is_dropped(board):
     rebuild("xp")
     current = tiers.pointers(["xp"])["xp"].generation
     older = tiers.new_generation(tiers.started_at(current).replace(year=2000))
-    tiers.write_tiers("xp", older, [{"ceiling": 1, "floor": 0, "learners": 1, "above": 0}])
+    cut = [{"ceiling": 1, "floor": 0, "learners": 1, "above": 0}]
+    tiers.write_tiers("xp", older, cut)
 
-    assert not tiers.make_current("xp", older, 1, 1)
+    done = upkeep.hand_over("xp", older, cut, Counter({1: 1}), {}, upkeep.open_window())
+    assert not done.current
     assert jobs.read_watermark(tiers.job_name("xp")) == current
 
 

@@ -183,3 +183,27 @@ def test_amazon_dynamodb_gets_every_index_in_one_create_table():
 
     assert tables.creatable(expected, local=False) == expected
     assert len(_index_names(expected)) == 6
+
+
+def test_user_stats_gets_a_stream_of_old_and_new_images(bare_engine):
+    call_command("create_tables")
+
+    stream = tables.describe(UserStats)["StreamSpecification"]
+    assert stream == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert tables.stream_arn(UserStats)
+
+
+def test_an_existing_user_stats_table_without_a_stream_is_given_one(bare_engine, capsys):
+    # The table as an earlier release created it: its keys, no stream (indexes come later).
+    request = tables.expected_table(UserStats)
+    del request["StreamSpecification"], request["GlobalSecondaryIndexes"]
+    request["AttributeDefinitions"] = [{"AttributeName": "username", "AttributeType": "S"}]
+    client_for(UserStats).create_table(**request)
+    tables.wait_until_active(UserStats)
+
+    assert "stream is off, expected NEW_AND_OLD_IMAGES" in "\n".join(tables.drift(UserStats))
+    call_command("create_tables")
+
+    assert "added a NEW_AND_OLD_IMAGES stream" in capsys.readouterr().out
+    assert tables.drift(UserStats) == []
+    assert tables.stream_arn(UserStats)

@@ -8,8 +8,10 @@ out of the domain tables keeps those tables' scans, dumps and admin pages to dom
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
 (checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
 held while one run rewrites a skill's copies, deleted when it is done), `rank_tiers:<metric>`
-(a board's current generation of score tiers, see stats/boards/tiers.py), `rank_changes:<partition>`
-(a counter of score moves on one leaderboard partition, see stats/models.py).
+(a board's current generation of score tiers and its learners per tier, see
+stats/boards/tiers.py), `rank_upkeep:<shard>` (the last user-stats stream record applied to
+them from one shard) and `rank_upkeep` (when the consumer last read every shard to its end),
+see stats/boards/upkeep.py.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from pynamodb.attributes import (
     JSONAttribute,
+    ListAttribute,
     NumberAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
@@ -50,6 +53,8 @@ class Job(DynamoModel):
     state = JSONAttribute(null=True)
     # A counter moved with ADD: many writers bump it without reading it.
     count = NumberAttribute(null=True)
+    # Counters moved one by one (`SET counts[i] = counts[i] + :d`): a board's learners per tier.
+    counts = ListAttribute(of=NumberAttribute, null=True)
     # A lease: which run holds the job, and until when (a killed run's lease runs out).
     lease_token = UnicodeAttribute(null=True)
     lease_until = UTCDateTimeAttribute(null=True)

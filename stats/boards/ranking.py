@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from dynamo import cursors
@@ -185,7 +186,9 @@ class RankInfo:
     exact: bool
     # False before the first rebuild when counting stopped at its budget: `rank` is a floor.
     ready: bool = True
-    learners: int | None = None  # on the board at the last rebuild
+    learners: int | None = None  # on the board, as the kept counts say
+    # How long ago the counts were last known caught up (None: never); shown when inexact.
+    behind: timedelta | None = None
 
     @property
     def label(self) -> str:
@@ -193,6 +196,15 @@ class RankInfo:
         if not self.ready:
             return f"{self.rank:,}+"
         return f"{self.rank:,}" if self.exact else f"≈{self.rank:,}"
+
+    @property
+    def lag(self) -> str:
+        """Return how far behind an approximate rank's counts are, in words ("" when exact)."""
+        if self.exact or not self.ready:
+            return ""
+        if self.behind is None:
+            return "counts not kept up to date"
+        return f"counts {int(self.behind.total_seconds()):,} s behind"
 
     @property
     def top_percent(self) -> int | None:
@@ -226,9 +238,9 @@ def rank_infos(
     pointers: dict[str, tiers.Pointer | None] | None = None,
 ) -> dict[str, RankInfo]:
     """Return a user's rank on several boards: the tier pointers in one call (or `pointers`,
-    read beforehand by the caller), then a tier read per board."""
+    read beforehand by the caller), then a COUNT inside one tier per board and shard."""
     metrics = [check_metric(metric) for metric in metrics]
-    found = pointers if pointers is not None else tiers.pointers(metrics, shards=shards)
+    found = pointers if pointers is not None else tiers.pointers(metrics)
     partitions = leaderboard_partitions(shards)
     ranks = [score_rank(m, getattr(stats, m), found[m], partitions) for m in metrics]
     return dict(zip(metrics, ranks, strict=True))
@@ -242,29 +254,32 @@ def rank_of(metric: str, stats: UserStats, *, shards: int | None = None) -> int:
 def score_rank(
     metric: str, score: Any, pointer: tiers.Pointer | None, partitions: list[str]
 ) -> RankInfo:
-    """Return the rank of a score from the board's tiers: one call with one shard.
+    """Return the rank of a score from the board's kept counts: one COUNT Query a shard.
 
-    The top tier is a live COUNT per shard (always exact); below it one Query finds the tier,
-    whose `above` and scores give the rank, exact while the board is unmoved since the build.
+    One plus the learners of the tiers above the score's tier (the pointer keeps them), plus
+    a live COUNT of the higher scores inside that tier; exact while the counts are caught up,
+    and always in the top tier.
     """
-    if pointer is None:
+    if pointer is None or not pointer.kept:
         return _counted_rank(metric, score, partitions)
     index = UserStats.leaderboard_index(metric)
     attribute = getattr(UserStats, metric)
-    tier = None if pointer.counts_live(score) else tiers.tier_for(pointer, score)
-    if tier is None or tier.above == 0:
-        # The top tier (or above it): counted live, so always exact and still small.
-        higher = sum(index.count(p, range_key_condition=attribute > score) for p in partitions)
-        return RankInfo(1 + higher, exact=True, learners=pointer.learners)
-    if tier.scores is not None:
-        inside = sum(many for value, many in tier.scores if value > score)
-    else:  # a generation built before tiers kept their scores: count inside the tier
-        inside = 0
-        if score < tier.ceiling:
-            between = attribute.between(score + tiers.SCORE_EPSILON, tier.ceiling)
-            inside = sum(index.count(p, range_key_condition=between) for p in partitions)
-    rank = 1 + int(tier.above) + inside
-    return RankInfo(rank, exact=pointer.unmoved, learners=pointer.learners)
+    tier = pointer.tier_of(score)
+    if tier == 0:  # the top tier has no upper end
+        condition = attribute > score
+    else:
+        ceiling = pointer.ceilings[tier]
+        condition = attribute.between(score + tiers.SCORE_EPSILON, ceiling)
+    inside = 0
+    if tier == 0 or score < pointer.ceilings[tier]:
+        inside = sum(index.count(p, range_key_condition=condition) for p in partitions)
+    return RankInfo(
+        1 + pointer.above(tier) + inside,
+        # In the top tier nothing is above but the live COUNT: exact whatever the counts.
+        exact=pointer.exact or tier == 0,
+        learners=sum(pointer.counts or ()),
+        behind=pointer.behind,
+    )
 
 
 def _counted_rank(metric: str, score: Any, partitions: list[str]) -> RankInfo:
@@ -347,7 +362,7 @@ def around(
     if stats is None or stats.leaderboard_partition is None:
         return None
     partitions = leaderboard_partitions(shards)
-    pointer = tiers.pointers([metric], shards=shards)[metric]
+    pointer = tiers.pointers([metric])[metric]
     score = getattr(stats, metric)
     mine = score_rank(metric, score, pointer, partitions)
     above = list(reversed(_walk(metric, stats, partitions, upward=True, window=window)))

@@ -1,24 +1,22 @@
-"""Score tiers: a small item per score range, so a learner's rank costs the same at any depth.
+"""Score tiers: learners counted per score range, so a rank costs the same at any depth.
 
-A tier covers the scores above the next lower tier's ceiling up to its own `ceiling` and
-records, as of its generation's build, how many learners it held and how many stood above
-it. `rebuild_rank_tiers` makes a generation from one pass over each board's index, cutting a
-tier every TIER_SIZE learners but never inside a group of equal scores, then points the
-board at it (the `rank_tiers:<metric>` job). A rank is then one plus the tier's `above` plus
-a live COUNT of the scores above the learner's inside that one small tier.
+`rebuild_rank_tiers` reads each board's index once and cuts tiers of about TIER_SIZE learners,
+never inside a group of equal scores; the board's pointer (the `rank_tiers:<metric>` job)
+names that generation, keeps its tiers' ceilings, best first, and how many learners each
+tier holds now. Tier i holds the scores above tier i+1's ceiling up to its own; the top tier
+has no upper end and the bottom one no lower end, so every score falls in one tier.
 
-Each tier also keeps its scores and how many learners hold each, so below the top tier a rank
-needs no COUNT: `above` plus the learners of the tier with a higher score. The top tier (the
-scores above the second tier's ceiling, which the pointer names) is counted live instead and is
-always exact. Below it a rank is exact while no score moved on the board since the build: the
-pointer keeps the boards' move counters (`rank_changes:<partition>`, stats/models.py) as the
-build read them before its pass, and a rank compares them with the counters now. Otherwise it
-is off by at most the number of learners who moved (studied, lost a streak, joined or left)
-since the build, and says so.
+The counts are kept by the user-stats stream (stats/boards/upkeep.py): every change of a
+score moves a learner from one tier's count to another's, exactly once. A rank is then one
+plus the learners of the tiers above the learner's, plus a live COUNT of the higher scores
+inside that one small tier. It is exact whenever the stream's consumer is caught up: the
+`rank_upkeep` job says when it last read every shard to its end, and a page that finds that
+older than UPKEEP_LAG shows the rank as approximate, saying how far behind the counts are.
 """
 
 from __future__ import annotations
 
+import bisect
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -30,7 +28,7 @@ from pynamodb.attributes import JSONAttribute, NumberAttribute, UnicodeAttribute
 
 from dynamo.batch import batch_delete, batch_put, get_together
 from dynamo.models import DynamoMeta, DynamoModel, client_for, utcnow
-from stats.models import METRICS, UserStats, changes_job_name, leaderboard_partitions
+from stats.models import METRICS, UserStats, leaderboard_partitions
 from workers import jobs
 
 # Learners per tier: the COUNT inside a tier reads fewer than this many index items (about
@@ -44,6 +42,11 @@ SCORE_EPSILON = 1e-6
 STALE_AFTER = timedelta(hours=1)
 PAGE_SIZE = 1000
 JOB_PREFIX = "rank_tiers:"
+# When the stream's consumer last read every shard to its end (an ISO time, its watermark).
+UPKEEP_JOB = "rank_upkeep"
+# Counts confirmed caught up at most this long ago are exact: the consumer polls an idle
+# stream every second at most, and a change is in the counts 14-183 ms after it is written.
+UPKEEP_LAG = timedelta(seconds=5)
 
 
 class RankTier(DynamoModel):
@@ -85,25 +88,31 @@ class Pointer:
     learners: int
     tiers: int
     built_at: str
-    # Scores above this are counted live (the top tier); None: every score, "" unknown (a
-    # generation built before the pointer said).
-    live_above: float | str | None = ""
-    # Whether no score moved on the board since the build (the move counters agree).
-    unmoved: bool = False
+    # The tiers' ceilings, best first, and the learners each holds now (kept by the stream).
+    ceilings: tuple[float, ...] = ()
+    counts: tuple[int, ...] | None = None
+    # When the stream's consumer last confirmed it had applied every change; None when it
+    # never did (no consumer runs).
+    caught_up_at: datetime | None = None
 
     @classmethod
     def from_job(
-        cls, metric: str, job: jobs.Job | None, moves: dict[str, int] | None = None
+        cls, metric: str, job: jobs.Job | None, upkeep: jobs.Job | None = None
     ) -> Pointer | None:
         """Return the pointer a job item holds, or None before the board's first rebuild.
 
-        `moves` are the move counters read now, by partition: the pointer is unmoved when they
-        are the ones its build read.
+        `upkeep` is the `rank_upkeep` job item: when the counts were last known caught up.
         """
         if job is None or not job.watermark or not job.state:
             return None
         state = job.state
-        built_with = state.get("moves")
+        ceilings = tuple(state.get("ceilings") or ())
+        counts = tuple(int(n) for n in job.counts) if job.counts is not None else None
+        if counts is not None and len(counts) != len(ceilings):
+            counts = None  # not this generation's counts
+        caught_up_at = None
+        if upkeep is not None and upkeep.watermark:
+            caught_up_at = datetime.fromisoformat(upkeep.watermark)
         return cls(
             metric,
             job.watermark,
@@ -111,62 +120,75 @@ class Pointer:
             int(state.get("learners", 0)),
             int(state.get("tiers", 0)),
             state.get("built_at", ""),
-            state.get("live_above", ""),
-            moves is not None and built_with is not None and built_with == moves,
+            ceilings,
+            counts,
+            caught_up_at,
         )
 
-    def counts_live(self, score: Any) -> bool:
-        """Return whether a score is in the top tier, whose rank is a live COUNT."""
-        return self.live_above is None or (self.live_above != "" and score > self.live_above)
+    @property
+    def kept(self) -> bool:
+        """Return whether the pointer keeps counts per tier (every generation since the stream)."""
+        return self.counts is not None and bool(self.ceilings)
+
+    @property
+    def behind(self) -> timedelta | None:
+        """Return how long ago the counts were last known to hold every change (None: never)."""
+        if self.caught_up_at is None:
+            return None
+        return max(timedelta(0), utcnow() - self.caught_up_at)
+
+    @property
+    def exact(self) -> bool:
+        """Return whether the counts hold every change: the consumer caught up just now."""
+        return self.kept and self.behind is not None and self.behind <= UPKEEP_LAG
+
+    def tier_of(self, score: Any) -> int:
+        """Return the index of the tier a score falls in (see the module docstring)."""
+        return tier_of(self.ceilings, score)
+
+    def above(self, tier: int) -> int:
+        """Return how many learners the tiers above one tier hold."""
+        return sum((self.counts or ())[:tier])
 
 
-def pointer_keys(metrics: Iterable[str], partitions: list[str]) -> list[tuple[Any, tuple[str]]]:
-    """Return the job keys a rank needs: each board's pointer, then each partition's counter."""
-    names = [job_name(m) for m in metrics] + [changes_job_name(p) for p in partitions]
+def tier_of(ceilings: tuple[float, ...] | list[float], score: Any) -> int:
+    """Return the index of the tier holding `score`: the one with the lowest ceiling at or above
+    it, the top tier above every ceiling, the bottom tier below every ceiling."""
+    at_or_above = bisect.bisect_right([-ceiling for ceiling in ceilings], -score)
+    return min(max(0, at_or_above - 1), max(0, len(ceilings) - 1))
+
+
+def pointer_keys(metrics: Iterable[str]) -> list[tuple[Any, tuple[str]]]:
+    """Return the job keys a rank needs: each board's pointer, then the upkeep's marker."""
+    names = [job_name(m) for m in metrics] + [UPKEEP_JOB]
     return [(jobs.Job, (name,)) for name in names]
 
 
-def pointers_from(
-    metrics: list[str], found: list[jobs.Job | None], partitions: list[str]
-) -> dict[str, Pointer | None]:
+def pointers_from(metrics: list[str], found: list[jobs.Job | None]) -> dict[str, Pointer | None]:
     """Return each board's pointer from the items pointer_keys() named, in that order."""
-    boards, counters = found[: len(metrics)], found[len(metrics) :]
-    moves = {p: int(c.count or 0) if c else 0 for p, c in zip(partitions, counters, strict=True)}
-    return {m: Pointer.from_job(m, job, moves) for m, job in zip(metrics, boards, strict=True)}
+    boards, upkeep = found[: len(metrics)], found[len(metrics)]
+    return {m: Pointer.from_job(m, job, upkeep) for m, job in zip(metrics, boards, strict=True)}
 
 
-def read_moves(partitions: list[str]) -> dict[str, int]:
-    """Return each partition's move counter, read consistently (before a build's pass)."""
-    found = get_together(
-        [(jobs.Job, (changes_job_name(p),)) for p in partitions], consistent_read=True
-    )
-    return {p: int(c.count or 0) if c else 0 for p, c in zip(partitions, found, strict=True)}
-
-
-def pointers(metrics: Iterable[str], *, shards: int | None = None) -> dict[str, Pointer | None]:
-    """Return each board's current generation and whether it is unmoved: one BatchGetItem."""
+def pointers(metrics: Iterable[str], *, consistent_read: bool = False) -> dict[str, Pointer | None]:
+    """Return each board's current generation, its counts and their lag: one BatchGetItem."""
     metrics = list(dict.fromkeys(metrics))
-    partitions = leaderboard_partitions(shards)
-    return pointers_from(metrics, get_together(pointer_keys(metrics, partitions)), partitions)
-
-
-def tier_for(pointer: Pointer, score: Any) -> RankTier | None:
-    """Return the tier whose range holds `score` (one Query), or None above the top tier."""
-    found = RankTier.query(
-        board_key(pointer.metric, pointer.generation),
-        RankTier.ceiling >= score,
-        scan_index_forward=True,
-        limit=1,
-        page_size=1,
-    )
-    return next(iter(found), None)
+    found = get_together(pointer_keys(metrics), consistent_read=consistent_read)
+    return pointers_from(metrics, found)
 
 
 # --- building -------------------------------------------------------------------------------
 def score_counts(
-    metric: str, *, shards: int | None = None, progress: Callable[[int], None] | None = None
+    metric: str,
+    *,
+    shards: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    seen: dict[str, Any] | None = None,
 ) -> Counter:
-    """Read the board's index once, shard by shard; return how many learners hold each score."""
+    """Read the board's index once, shard by shard; return how many learners hold each score.
+
+    `seen`, when given, is filled with each learner's score as read (the hand-over needs it).
+    """
     client = client_for(UserStats)
     counts: Counter = Counter()
     read = 0
@@ -178,13 +200,16 @@ def score_counts(
                 IndexName=f"gsi_leaderboard_{metric}",
                 KeyConditionExpression="leaderboard_partition = :p",
                 ExpressionAttributeValues={":p": {"S": partition}},
-                ProjectionExpression="#m",
+                ProjectionExpression="#m, username",
                 ExpressionAttributeNames={"#m": metric},
                 Limit=PAGE_SIZE,
                 **({"ExclusiveStartKey": start} if start else {}),
             )  # raw pages: only the score is needed, so no model is built per learner
             for item in page.get("Items", []):
-                counts[_number(item[metric]["N"])] += 1
+                score = _number(item[metric]["N"])
+                counts[score] += 1
+                if seen is not None:
+                    seen[item["username"]["S"]] = score
             read += len(page.get("Items", []))
             if progress:
                 progress(read)
@@ -236,48 +261,12 @@ def write_tiers(metric: str, generation: str, tiers: list[dict[str, Any]]) -> in
     return batch_put(RankTier, (RankTier(key, **tier) for tier in tiers))
 
 
-def live_above(tiers: list[dict[str, Any]]) -> float | None:
-    """Return the score above which the top tier counts live: the second tier's ceiling."""
-    return tiers[1]["ceiling"] if len(tiers) > 1 else None
-
-
-def make_current(
-    metric: str,
-    generation: str,
-    learners: int,
-    tiers: int,
-    *,
-    top_above: float | None = None,
-    moves: dict[str, int] | None = None,
-) -> bool:
-    """Point the board at `generation` unless a build that started later already is.
-
-    `top_above` is where its top tier starts (live_above()); `moves` the move counters the
-    build read before its pass (None: ranks below the top tier stay approximate).
-    """
-    name = job_name(metric)
-    for _ in range(jobs.WATERMARK_ROUNDS):
-        stored = Pointer.from_job(metric, jobs.Job.get_or_none(name, consistent_read=True))
-        if stored is not None and stored.generation >= generation:
-            return False
-        state = {
-            "previous": stored.generation if stored else None,
-            "learners": learners,
-            "tiers": tiers,
-            "built_at": utcnow().isoformat(),
-            "live_above": top_above,
-            "moves": moves,
-        }
-        if stored is None:
-            condition = jobs.Job.watermark.does_not_exist()
-        else:
-            condition = jobs.Job.watermark == stored.generation
-        done = jobs.Job.apply(
-            name, [jobs.Job.watermark.set(generation), jobs.Job.state.set(state)], condition
-        )
-        if done is not None:
-            return True
-    raise RuntimeError(f"Could not point the {metric} board at its tiers: too much contention.")
+def per_tier(counts: Counter, ceilings: list[float]) -> list[int]:
+    """Return how many learners of a score count fall in each tier of these ceilings."""
+    learners = [0] * len(ceilings)
+    for score, many in counts.items():
+        learners[tier_of(ceilings, score)] += many
+    return learners
 
 
 def drop_generation(metric: str, generation: str) -> int:

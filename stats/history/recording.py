@@ -38,7 +38,7 @@ from dynamo.models import DynamoModel, utcnow
 from dynamo.validators import FieldErrors, whole_number
 from dynamo_admin.display import plain
 from dynamo_admin.models import ADDITION, CHANGE, AdminLog
-from stats.models import UserStats, accuracy_of, count_board_move, efficiency_of, percentage
+from stats.models import UserStats, accuracy_of, efficiency_of, percentage
 from users.models import User, validate_username
 
 from .models import (
@@ -237,9 +237,6 @@ def commit_session(
         time.sleep(backoff_delay(attempt))
     else:
         raise ConflictError(f"Could not record a session for {username}: too much contention.")
-    # After the transaction, not in it: one counter item a partition would make every
-    # session of that partition conflict with every other.
-    count_board_move(username)
     return after
 
 

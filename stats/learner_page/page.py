@@ -28,7 +28,7 @@ from dynamo.models import json_time
 from stats.boards.ranking import rank_infos
 from stats.boards.tiers import Pointer, pointer_keys, pointers_from
 from stats.history.models import StudyDay, StudySession
-from stats.models import METRICS, UserStats, leaderboard_partitions
+from stats.models import METRICS, UserStats
 from users.models import USERNAME_RE, User, UserSkill
 
 SESSIONS_PER_PAGE = 20
@@ -43,7 +43,12 @@ def ranks_of(stats: UserStats, pointers: dict[str, Pointer | None]) -> list[dict
     """Return a learner's rank on every board, from the score tiers: {rank, exact, label}."""
     infos = rank_infos(stats, METRICS, pointers=pointers)
     return [
-        {"rank": info.rank, "exact": info.exact and info.ready, "label": f"#{info.label}"}
+        {
+            "rank": info.rank,
+            "exact": info.exact and info.ready,
+            "label": f"#{info.label}",
+            "lag": info.lag,
+        }
         for info in (infos[metric] for metric in METRICS)
     ]
 
@@ -139,12 +144,11 @@ def _read(
     sessions_page = SessionsPage(username, cursor, newer)
     # The learner, their stats and the boards' tier pointers (for the ranks below) are items
     # of three tables: one BatchGetItem.
-    partitions = leaderboard_partitions()
-    keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS, partitions)]
+    keys = [(User, (username,)), (UserStats, (username,)), *pointer_keys(METRICS)]
     learner, stats, *jobs = get_together(keys)
     if learner is None or learner.is_deleted:
         return None
-    boards = pointers_from(list(METRICS), jobs, partitions)
+    boards = pointers_from(list(METRICS), jobs)
     skills = list(UserSkill.gsi_user_created_at.query(username))
     sessions = sessions_page.read()
     days = list(StudyDay.since(username, first_day))

@@ -1,4 +1,5 @@
-"""Rebuild every board's score tiers from one pass over its index (see stats/boards/tiers.py)."""
+"""Rebuild every board's score tiers from one pass over its index: the proof and repair of the
+counts the user-stats stream keeps (see stats/boards/tiers.py and stats/boards/upkeep.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from django.core.management.base import CommandError
 
 from dynamo.management.base import DynamoCommand
 from dynamo.models import utcnow
-from stats.boards import tiers
-from stats.models import METRICS, leaderboard_partitions
+from stats.boards import tiers, upkeep
+from stats.models import METRICS
 
 PROGRESS_EVERY = 50_000  # learners read between progress lines
 
@@ -15,8 +16,9 @@ PROGRESS_EVERY = 50_000  # learners read between progress lines
 class Command(DynamoCommand):
     help = (
         "Rebuild the score tiers that ranks are read from: one pass over each board's index, "
-        "a new generation of tiers, then the board points at it. Safe to run on several hosts "
-        "at once and after a kill: the build that started last wins, the rest is cleared."
+        "a new generation of tiers with exact counts, then the board points at it, reporting "
+        "how far the counts the stream kept were off. Safe to run on several hosts at once and "
+        "after a kill: the build that started last wins, the rest is cleared."
     )
 
     def add_arguments(self, parser):
@@ -45,13 +47,19 @@ class Command(DynamoCommand):
         self.stdout.write(f"Cleared {cleared} tiers of unused generations. {self.meter.summary()}")
 
     def handle_one(self, metric: str, size: int) -> None:
-        """Count one board's scores, store a generation of tiers and make it current."""
+        """Count one board's scores, store a generation of tiers and hand it over."""
         started = utcnow()
         generation = tiers.new_generation(started)
         before = len(self.meter.calls)
-        # Read before the pass: a move after this read moves a counter past what is kept.
-        moves = tiers.read_moves(leaderboard_partitions())
-        counts = tiers.score_counts(metric, progress=lambda read: self.progress(metric, read))
+        # Opened before the pass: every change made during it is read back from the stream.
+        try:
+            window = upkeep.open_window()
+        except upkeep.UpkeepError as exc:
+            raise CommandError(str(exc)) from exc
+        seen: dict = {}
+        counts = tiers.score_counts(
+            metric, progress=lambda read: self.progress(metric, read), seen=seen
+        )
         read = counts.total()
         cut = tiers.cut_tiers(counts, size)
         written = tiers.write_tiers(metric, generation, cut)
@@ -60,9 +68,19 @@ class Command(DynamoCommand):
             raise CommandError(
                 f"{metric}: the build took longer than {tiers.STALE_AFTER}; it was dropped."
             )
-        top_above = tiers.live_above(cut)
-        if tiers.make_current(metric, generation, read, written, top_above=top_above, moves=moves):
+        try:
+            done = upkeep.hand_over(metric, generation, cut, counts, seen, window)
+        except upkeep.UpkeepError as exc:
+            tiers.drop_generation(metric, generation)
+            raise CommandError(f"{metric}: {exc}") from exc
+        if done.current:
             outcome = "now current"
+            if done.difference:
+                outcome += f"; corrected the kept counts, off by {done.difference:,} in all"
+            elif done.difference == 0:
+                outcome += "; the kept counts were exact"
+            if done.moved:
+                outcome += f"; {done.moved:,} learners moved during the pass"
         else:
             tiers.drop_generation(metric, generation)
             outcome = "dropped: a build that started later is current"

@@ -1,0 +1,171 @@
+"""Rank counts kept by the user-stats stream on DynamoDB Local: lag, and capacity per session.
+
+Run: .venv/bin/python bench/rank_upkeep.py [--users 20000] [--writes 200] [--rate 50]
+Prints a Markdown report. N learners (users and stats, as the other stats benchmarks write
+them), the score tiers rebuilt once, then `manage.py consume_streams` started as a process of
+its own, as `make run` starts it. Then --writes sessions of learners drawn at random, paced at
+--rate a second from four threads (slower if writes take longer), while another thread reads
+the `rank_upkeep` marker every 10 ms. A session's lag is the time from its write's commit to
+the first read showing the consumer caught up to a moment after that commit: from then on
+every rank a page reads includes it and is marked exact. Also: the session write's own WCU
+(the move counter of earlier releases, one unconditional UpdateItem on `jobs`, measured
+beside it), and the consumer's calls, RCU and WCU per session, from its own meter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+
+from common import BASE_DIR, engine, write_learners
+
+POLL_SECONDS = 0.01
+WRITERS = 4  # threads writing sessions: one write takes longer than 1/50 s here
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def start_consumer(endpoint: str) -> subprocess.Popen:
+    """Start `consume_streams` against the benchmark's engine, logging its summary line."""
+    env = dict(os.environ, DYNAMODB_ENDPOINT=endpoint)
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "consume_streams", "-v", "2"],
+        cwd=BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def marker_reader(stop: threading.Event, seen: list[tuple[float, datetime | None]]) -> None:
+    """Read the upkeep's marker until stopped: (when read, the catch-up it records)."""
+    from stats.boards import tiers
+    from workers.jobs import Job
+
+    while not stop.is_set():
+        job = Job.get_or_none(tiers.UPKEEP_JOB)
+        caught_up = datetime.fromisoformat(job.watermark) if job and job.watermark else None
+        seen.append((time.time(), caught_up))
+        time.sleep(POLL_SECONDS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=20_000)
+    parser.add_argument("--writes", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=50.0)
+    args = parser.parse_args()
+    with engine() as endpoint:
+        from django.core.management import call_command
+
+        from dynamo.meter import metered
+        from dynamo.models import utcnow
+        from stats.history.recording import record_session
+        from workers import jobs
+
+        started = time.perf_counter()
+        write_learners(args.users)
+        loaded = time.perf_counter() - started
+        started = time.perf_counter()
+        call_command("rebuild_rank_tiers", stdout=io.StringIO())
+        rebuilt = time.perf_counter() - started
+
+        rng = random.Random(48)
+        # The session write alone, and the move counter earlier releases added to it.
+        with metered() as session_meter:
+            for _ in range(20):
+                username = f"learner{rng.randrange(args.users):06d}"
+                record_session(username, xp=30, questions=10, correct=8, minutes=10)
+        with metered() as counter_meter:
+            for _ in range(20):
+                jobs.count_up("rank_changes:ALL")
+        jobs.forget("rank_changes:ALL")
+        session_wcu = session_meter.write_units / 20
+        counter_wcu = counter_meter.write_units / 20
+
+        consumer = start_consumer(endpoint)
+        time.sleep(3)  # it applies the 20 sessions above and settles
+        stop, seen = threading.Event(), []
+        reader = threading.Thread(target=marker_reader, args=(stop, seen))
+        reader.start()
+        commits: list[datetime] = []
+        picks = [f"learner{rng.randrange(args.users):06d}" for _ in range(args.writes)]
+        begun = time.perf_counter()
+
+        def writer(first: int) -> None:
+            # Each thread takes every WRITERS-th write, each at its due time: --rate in all.
+            for n in range(first, args.writes, WRITERS):
+                time.sleep(max(0.0, begun + n / args.rate - time.perf_counter()))
+                record_session(picks[n], xp=30 + n % 150, questions=10, correct=7, minutes=9)
+                commits.append(utcnow())
+
+        writers = [threading.Thread(target=writer, args=(k,)) for k in range(WRITERS)]
+        for thread in writers:
+            thread.start()
+        for thread in writers:
+            thread.join()
+        elapsed = time.perf_counter() - begun
+        time.sleep(6)
+        stop.set()
+        reader.join()
+        consumer.send_signal(signal.SIGTERM)
+        out, err = consumer.communicate(timeout=60)
+
+    lags = []
+    for commit in commits:
+        after = [read for read, caught_up in seen if caught_up and caught_up >= commit]
+        lags.append(min(after) - commit.timestamp() if after else float("inf"))
+    meter_line = next((line for line in err.splitlines() if "DynamoDB:" in line), "")
+    print(f"# Rank counts kept by the stream, {args.users:,} learners\n")
+    command = (
+        f"bench/rank_upkeep.py --users {args.users} --writes {args.writes} --rate {args.rate:g}"
+    )
+    print(f"Command: `.venv/bin/python {command}`\n")
+    print(f"Loading {args.users:,} learners: {loaded:.0f} s; one rebuild: {rebuilt:.0f} s.\n")
+    print(
+        f"{args.writes} sessions in {elapsed:.1f} s ({args.writes / elapsed:.1f} a second) with "
+        "`consume_streams` running:\n"
+    )
+    print("| | p50 | p99 | max |")
+    print("|---|---:|---:|---:|")
+    print(
+        f"| write committed to ranks exact (s) | {percentile(lags, 0.5):.3f} | "
+        f"{percentile(lags, 0.99):.3f} | {max(lags):.3f} |"
+    )
+    print(
+        f"\nThe session write: {session_wcu:g} WCU (mean of 20); the move counter it no longer "
+        f"writes: {counter_wcu:g} WCU; so {session_wcu + counter_wcu:g} WCU before, "
+        f"{session_wcu:g} after.\n"
+    )
+    summary = next((line for line in out.splitlines() if "changes applied" in line), "")
+    rcu = float(re.search(r"([\d.]+) RCU", meter_line).group(1)) if "RCU" in meter_line else 0.0
+    wcu = float(re.search(r"([\d.]+) WCU", meter_line).group(1)) if "WCU" in meter_line else 0.0
+    sessions = args.writes + 20
+    print(f"The consumer over the whole run ({summary}): `{meter_line.strip()}`.\n")
+    print(
+        f"Per session write: {rcu / sessions:.2f} RCU and {wcu / sessions:.2f} WCU by the "
+        f"consumer. Per million sessions on on-demand prices (us-east-1, $0.625 a million "
+        f"write and $0.125 a million read request units): consumer "
+        f"${(wcu / sessions) * 0.625 + (rcu / sessions) * 0.125:.2f}, against the "
+        f"${counter_wcu * 0.625:.2f} of the move counter the session write no longer makes. "
+        "The stream's GetRecords are free when Lambda reads them; `consume_streams` pays "
+        "$0.02 per 100,000 of them (one per shard per round, at most a few a second)."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
