@@ -567,13 +567,53 @@ def test_a_claimed_item_is_not_deleted_from_the_unclaimed_page(staff, shop):
     assert whole_table(shop) == before
 
 
-def test_deleting_an_unclaimed_item_takes_every_table_model_s_delete_permission(shop):
-    viewer = logged_in(staff_user("val", "samples.view_customer", "samples.delete_customer"))
-    key = '{"PK": {"S": "CUSTOMER#1"}, "SK": {"S": "WISHLIST#1"}}'
+WISHLIST_KEY = '{"PK": {"S": "CUSTOMER#1"}, "SK": {"S": "WISHLIST#1"}}'
 
-    assert viewer.get(UNCLAIMED).status_code == 200
-    assert viewer.post(UNCLAIMED, {"key": key}).status_code == 403
+
+def test_a_model_s_every_permission_does_not_delete_an_item_no_model_claims(shop):
+    # The item may be any type's or none's: it is the table's, so is the permission.
+    perms = [f"samples.{verb}_{name}" for verb in ("view", "delete") for name in ("customer",)]
+    viewer = logged_in(staff_user("val", *perms))
+
+    page = viewer.get(UNCLAIMED)
+    assert page.status_code == 200 and "deletelink" not in page.content.decode()
+    assert viewer.get(UNCLAIMED, {"delete": WISHLIST_KEY}).status_code == 403
+    assert viewer.post(UNCLAIMED, {"key": WISHLIST_KEY}).status_code == 403
     assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is not None
+
+
+def test_the_table_s_change_permission_deletes_an_item_no_model_claims(shop):
+    keeper = logged_in(staff_user("tom", "dynamo_admin.change_table"))
+
+    page = keeper.get(UNCLAIMED)
+    assert page.status_code == 200 and "deletelink" in page.content.decode()
+    assert keeper.post(UNCLAIMED, {"key": WISHLIST_KEY}).status_code == 302
+    assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is None
+
+
+def test_the_table_s_view_permission_sees_items_no_model_claims_but_not_a_model_s(shop):
+    reader = logged_in(staff_user("tia", "dynamo_admin.view_table"))
+
+    assert reader.get(UNCLAIMED).status_code == 200
+    assert reader.get(CUSTOMERS).status_code == 403
+    assert reader.post(UNCLAIMED, {"key": WISHLIST_KEY}).status_code == 403
+
+
+def test_no_view_permission_on_the_table_or_its_models_sees_no_unclaimed_item(shop):
+    stranger = logged_in(staff_user("sid", "auth.view_user"))
+
+    assert stranger.get(UNCLAIMED).status_code == 403
+
+
+def test_the_tables_page_of_a_shared_table_links_the_items_no_model_claims(shop, settings):
+    settings.DYNAMO_ADMIN_TABLES = ["Shop"]
+    reader = logged_in(staff_user("tia", "dynamo_admin.view_table"))
+
+    page = reader.get("/admin/tables/Shop/").content.decode()
+
+    link = re.search(r'href="([^"]+)" class="unclaimed-link"', page)
+    assert link is not None
+    assert reader.get(link.group(1)).content.decode().count('class="unclaimed-item"') == 2
 
 
 def test_a_key_search_on_a_shared_partition_reads_only_the_type_s_items(staff):

@@ -21,7 +21,7 @@ from pynamodb.models import Model
 from dynamo.codec import BadValue, decode_item, encode_item
 from dynamo.cursors import InvalidCursor
 
-from .. import pagination
+from .. import pagination, tables
 from ..keys import stored_key_names
 from ..meta import meta
 from ..sources import models_on_table, unclaimed_items
@@ -39,14 +39,21 @@ class UnclaimedViews:
         served = [m for m in registered if issubclass(m, Model)]
         return models_on_table(served, self.model.Meta.table_name)
 
+    def has_unclaimed_view_permission(self, request) -> bool:
+        """Return whether this user may see the table's unclaimed items (the table's or a
+        model's view permission)."""
+        if tables.may_browse(request.user):
+            return True
+        admins = [self.admin_site._registry.get(m) for m in self.table_models()]
+        return any(admin and admin.has_view_permission(request) for admin in admins)
+
     def has_unclaimed_delete_permission(self, request) -> bool:
-        """Return whether this user may delete any of the table's models' items."""
-        admins = [self.admin_site.get_model_admin(m) for m in self.table_models()]
-        return all(admin.has_delete_permission(request) for admin in admins)
+        """Return whether this user may delete an unclaimed item: the table's change permission."""
+        return tables.may_change(request.user)
 
     def unclaimed_view(self, request):
         """List the table's items no model claims; confirm and delete one (`?delete=<key>`)."""
-        self.require(self.has_view_permission(request))
+        self.require(self.has_unclaimed_view_permission(request))
         models = self.table_models()
         if len(models) < 2:
             raise Http404(_("No other model shares this table."))
