@@ -31,6 +31,8 @@ from dynamo.batch import get_together
 from dynamo.models import configure
 from dynamo_admin import ModelAdmin, TabularInline
 from dynamo_admin.models import CHANGE, AdminLog
+from dynamo_admin.permissions import registered_models
+from dynamo_admin.sites import DynamoAdminSite
 from dynamo_admin.sources import unclaimed_items
 from dynamo_admin.stored import get_item, load
 from dynamo_admin.writes import Cancelled, Write, write_together
@@ -714,3 +716,71 @@ def test_one_batch_get_makes_each_item_by_the_model_it_was_asked_for(shop):
     assert isinstance(customer, Customer) and customer.name == "Ada"
     assert isinstance(order, Order) and order.total == 40
     assert nothing is None
+
+
+class Label(PynamoModel):
+    """Labels and colours share a table keyed by `id` alone (`LABEL#…`, `COLOUR#…`)."""
+
+    class Meta(ShopMeta):
+        table_name = "Tags"
+
+    id = UnicodeAttribute(hash_key=True)
+    text = UnicodeAttribute(null=True)
+
+
+class Colour(PynamoModel):
+    class Meta(ShopMeta):
+        table_name = "Tags"
+
+    id = UnicodeAttribute(hash_key=True)
+    rgb = UnicodeAttribute(null=True)
+
+
+@pytest.fixture
+def tags_site() -> Iterator[DynamoAdminSite]:
+    """A site of its own serving labels and colours, its models unlisted afterwards."""
+    site = DynamoAdminSite(name="tags")
+    yield site
+    for model in (Label, Colour):
+        if model in registered_models:
+            registered_models.remove(model)
+
+
+def test_autocomplete_never_answers_with_another_type_s_item(dynamo, tags_site):
+    site = tags_site
+    site.register(
+        Label, type("LabelAdmin", (ModelAdmin,), {"item_condition": Label.id.startswith("LABEL#")})
+    )
+    site.register(
+        Colour,
+        type("ColourAdmin", (ModelAdmin,), {"item_condition": Colour.id.startswith("COLOUR#")}),
+    )
+    point([Label, Colour], None)
+    boto3.client("dynamodb", region_name="us-east-1").create_table(
+        TableName="Tags",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    Label("LABEL#1", text="urgent").save()
+    Colour("COLOUR#1", rgb="#f00").save()
+    labels = site.get_model_admin(Label)
+
+    assert [item.id for item in labels.get_autocomplete_results(None, "LABEL#1")] == ["LABEL#1"]
+    assert labels.get_autocomplete_results(None, "COLOUR#1") == []
+
+
+def test_a_list_filter_on_an_index_keyed_by_the_discriminator_is_one_query(staff, monkeypatch):
+    # ByType is partitioned by `type`: DynamoDB refuses a filter expression on it, so the
+    # discriminator's own condition cannot ride along as PynamoDB would add it.
+    payments = django_admin.site.get_model_admin(Payment)
+    monkeypatch.setattr(payments, "list_filter", ("type",))
+
+    chosen = staff.get(PAYMENTS, {"type": "PAYMENT"})
+    other = staff.get(PAYMENTS, {"type": "REFUND"})
+
+    assert chosen.status_code == 200 and other.status_code == 200
+    assert listed_keys(chosen.content.decode(), PAYMENTS) == OWN_KEYS[PAYMENTS]
+    assert listed_keys(other.content.decode(), PAYMENTS) == set()
+    calls = [c.operation for c in chosen.wsgi_request.dynamo_meter.calls]
+    assert calls == ["Query"]
