@@ -612,10 +612,13 @@ def test_the_table_s_change_permission_deletes_an_item_no_model_claims(shop):
     assert stored(shop, "CUSTOMER#1", "WISHLIST#1") is None
 
 
-def test_the_table_s_view_permission_sees_items_no_model_claims_but_not_a_model_s(shop):
+def test_the_table_s_view_permission_sees_items_no_model_claims_but_not_a_model_s(shop, settings):
+    settings.DYNAMO_ADMIN_TABLES = ["Shop"]
     reader = logged_in(staff_user("tia", "dynamo_admin.view_table"))
 
-    assert reader.get(UNCLAIMED).status_code == 200
+    page = reader.get(UNCLAIMED)
+    assert page.status_code == 200
+    assert 'href="/admin/tables/Shop/"' in page.content.decode()  # whence they came
     assert reader.get(CUSTOMERS).status_code == 403
     assert reader.post(UNCLAIMED, {"key": WISHLIST_KEY}).status_code == 403
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from pynamodb.models import Model
 
@@ -94,12 +95,22 @@ class UnclaimedViews:
         return TemplateResponse(request, self.templates("unclaimed.html"), context)
 
     def unclaimed_context(self, request, models) -> dict[str, Any]:
+        table = self.model.Meta.table_name
+        if self.has_view_permission(request):
+            crumb = (self.url_for("changelist"), self.opts.verbose_name_plural)
+        elif tables.is_allowed(table):
+            crumb = (reverse("admin:dynamo_table", args=[table]), table)
+        else:
+            crumb = (reverse("admin:dynamo_tables"), _("Tables"))
         return {
             **self.admin_site.each_context(request),
             "title": _("Items of %(table)s no model claims")
             % {"table": self.model.Meta.table_name},
             "subtitle": None,
             "opts": self.opts,
+            # Whence a person came: the model's listing, or (table permission only) the table.
+            "crumb_url": crumb[0],
+            "crumb_text": crumb[1],
             "table_name": self.model.Meta.table_name,
             "model_names": ", ".join(str(meta(m).verbose_name_plural) for m in models),
         }
