@@ -20,6 +20,7 @@ from pynamodb.attributes import Attribute
 from pynamodb.constants import ITEMS, LAST_EVALUATED_KEY
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
+from pynamodb.pagination import ResultIterator
 
 from dynamo.indexes import GlobalIndex
 from dynamo.models import DynamoModel
@@ -271,7 +272,23 @@ class PartitionQuery(Source):
         raise NotImplementedError
 
     def read(self, model, per_page, start, forward):
-        results = self.queried(model).query(
+        queried = self.queried(model)
+        if keyed_by_discriminator(model, queried):
+            # PynamoDB would add the discriminator to the filter, which DynamoDB refuses on a
+            # key attribute: the connection's own Query, each item then loaded (claimed) here.
+            hash_value, index_name = self.serialized_hash_key(model)
+            kwargs = {
+                "range_key_condition": self.range_key_condition,
+                "filter_condition": self.filter_condition,
+                "index_name": index_name,
+                "scan_index_forward": forward,
+                "limit": per_page + 1,
+                "exclusive_start_key": start,
+            }
+            connection = model._get_connection()
+            results = ResultIterator(connection.query, (hash_value,), kwargs, limit=per_page + 1)
+            return tolerant(results, model)
+        results = queried.query(
             self.hash_key,
             range_key_condition=self.range_key_condition,
             filter_condition=self.filter_condition,
@@ -281,15 +298,17 @@ class PartitionQuery(Source):
         )
         return tolerant(results, model)
 
+    def serialized_hash_key(self, model: type[DynamoModel]) -> tuple[Any, str | None]:
+        """Return the Query's hash key as stored, and the name of the index queried (or None)."""
+        queried = self.queried(model)
+        if queried is model:
+            return model._serialize_keys(self.hash_key)[0], None
+        return queried._hash_key_attribute().serialize(self.hash_key), queried.Meta.index_name
+
     def page(self, model, per_page, start, forward=True) -> Page:
         """Take a page; narrowed by a filter expression, from NARROWED_CALLS_PER_PAGE calls."""
         if self.read_budget is not None:
-            queried = self.queried(model)
-            index_name = None if queried is model else queried.Meta.index_name
-            if index_name is None:
-                hash_value = model._serialize_keys(self.hash_key)[0]
-            else:
-                hash_value = queried._hash_key_attribute().serialize(self.hash_key)
+            hash_value, index_name = self.serialized_hash_key(model)
 
             # The connection's own Query: PynamoDB's would add the discriminator to the filter,
             # which DynamoDB refuses where the index is keyed by it.
@@ -641,6 +660,19 @@ def ordered_reads(
     if date_index is not None and range_key_names(date_index):
         reads[range_key_names(date_index)[0]] = (MonthWalk(date_index), (False,))
     return reads
+
+
+def keyed_by_discriminator(model: type[Model], queried: Any) -> bool:
+    """Return whether the model's discriminator is a key attribute of the table or index
+    queried (a type index): DynamoDB then refuses it in a Query's filter."""
+    discriminator = model._get_discriminator_attribute()
+    if discriminator is None:
+        return False
+    if queried is model:
+        keys = stored_key_names(model)
+    else:
+        keys = [*hash_key_names(queried), *range_key_names(queried)]
+    return discriminator.attr_name in keys
 
 
 def claimed_read(

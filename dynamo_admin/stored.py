@@ -107,14 +107,21 @@ def tolerant(results: Any, model: type[Model], condition: Any = MODELS) -> Any:
 
 def get_item(model: type[Model], key: tuple[Any, ...], consistent_read: bool = False):
     """Return the item at this key as load() reads it, or None."""
+    raw = get_raw(model, key, consistent_read)
+    return load(model, raw) if raw else None
+
+
+def get_raw(
+    model: type[Model], key: tuple[Any, ...], consistent_read: bool = False
+) -> dict[str, Any] | None:
+    """Return the stored item at this key as DynamoDB holds it, whichever type's, or None."""
     if not limits.keys_fit(key):  # DynamoDB cannot hold the key: no item has it
         return None
     hash_key, range_key = model._serialize_keys(*key)
     data = model._get_connection().get_item(
         hash_key, range_key=range_key, consistent_read=consistent_read
     )
-    raw = (data or {}).get(ITEM)
-    return load(model, raw) if raw else None
+    return (data or {}).get(ITEM) or None
 
 
 def full_clean(item: Model) -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
+from pynamodb.models import Model
 
-from ..claims import key_problem
-from ..keys import Original, key_item
+from ..claims import attribute_names, claims, item_condition
+from ..keys import Original, key_item, stored_key_names
 from ..meta import label_of
 from ..models import AdminLog, object_keys_for
+from ..stored import get_raw, load
 
 
 class HistoryViews:
@@ -21,11 +23,13 @@ class HistoryViews:
         which row; an item without inlines is one Query.
         """
         self.require(self.has_view_permission(request))
-        item = key_item(self.model, self.key_or_404(object_id))
-        if key_problem(self.model, item):  # another type's key on a shared table
+        item, stored = self.history_item(object_id)
+        if item is None:  # another type's key on a shared table
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         row_models = [inline.model for inline in self.get_inline_instances(request, None)]
         entries = AdminLog.history_with_rows(item, row_models)
+        if stored is False and not entries:  # no item, and none of this model's ever had it
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         own = object_keys_for(item)  # an entry logged before values were escaped is its own too
         for entry in entries:
             entry.row = entry.object_key not in own
@@ -44,3 +48,24 @@ class HistoryViews:
         request.current_app = self.admin_site.name
         template = self.templates("object_history.html", self.object_history_template)
         return TemplateResponse(request, template, context)
+
+    def history_item(self, object_id: str) -> tuple[Model | None, bool | None]:
+        """Return the item a History is of (None: another type's) and whether it is stored.
+
+        Where the model's condition reads only its key, the key decides (no read, stored
+        unknown: None); where it reads more (a discriminator, an index key), one GetItem
+        does. A deleted item has History only as this model's: its entries then say.
+        """
+        values = self.key_or_404(object_id)
+        item = key_item(self.model, values)
+        condition = item_condition(self.model)
+        if condition is None:
+            return item, None
+        names = stored_key_names(self.model)
+        if attribute_names(condition) <= set(names):
+            key = {n: v for n, v in item.serialize(null_check=False).items() if n in names}
+            return (item if claims(self.model, key, condition) else None), None
+        raw = get_raw(self.model, values, consistent_read=True)
+        if raw is None:
+            return item, False
+        return (item if load(self.model, raw) is not None else None), True

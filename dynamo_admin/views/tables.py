@@ -187,12 +187,18 @@ def tables_view(request, site):
     return _render(request, site, "index.html", context)
 
 
-def _model_url(model) -> str | None:
+def _model_url(model, view: str = "changelist") -> str | None:
     opts = meta(model)
     try:
-        return reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        return reverse(f"admin:{opts.app_label}_{opts.model_name}_{view}")
     except Exception:  # registered on another site than this one
         return None
+
+
+def _unclaimed_url(table: tables.Table) -> str | None:
+    """Return the page of the items no model claims, for a table several models share."""
+    models = table.models()
+    return _model_url(models[0], "unclaimed") if len(models) > 1 else None
 
 
 # --- the console ------------------------------------------------------------------------
@@ -211,6 +217,7 @@ def table_view(request, site, name: str):
     context["filter_operators"] = FILTER_OPERATORS
     context["value_types"] = VALUE_TYPES
     context["may_change"] = tables.may_change(request.user)
+    context["unclaimed_url"] = _unclaimed_url(table)
     ran = request.GET and not context["error"]
     if ran and console.needs_confirmation():
         context["confirm_url"] = f"?{_with(request.GET, confirm='1', cursor=None)}"

@@ -15,13 +15,14 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from pynamodb.models import Model
 
 from dynamo.codec import BadValue, decode_item, encode_item
 from dynamo.cursors import InvalidCursor
 
-from .. import pagination
+from .. import pagination, tables
 from ..keys import stored_key_names
 from ..meta import meta
 from ..sources import models_on_table, unclaimed_items
@@ -39,14 +40,21 @@ class UnclaimedViews:
         served = [m for m in registered if issubclass(m, Model)]
         return models_on_table(served, self.model.Meta.table_name)
 
+    def has_unclaimed_view_permission(self, request) -> bool:
+        """Return whether this user may see the table's unclaimed items (the table's or a
+        model's view permission)."""
+        if tables.may_browse(request.user):
+            return True
+        admins = [self.admin_site._registry.get(m) for m in self.table_models()]
+        return any(admin and admin.has_view_permission(request) for admin in admins)
+
     def has_unclaimed_delete_permission(self, request) -> bool:
-        """Return whether this user may delete any of the table's models' items."""
-        admins = [self.admin_site.get_model_admin(m) for m in self.table_models()]
-        return all(admin.has_delete_permission(request) for admin in admins)
+        """Return whether this user may delete an unclaimed item: the table's change permission."""
+        return tables.may_change(request.user)
 
     def unclaimed_view(self, request):
         """List the table's items no model claims; confirm and delete one (`?delete=<key>`)."""
-        self.require(self.has_view_permission(request))
+        self.require(self.has_unclaimed_view_permission(request))
         models = self.table_models()
         if len(models) < 2:
             raise Http404(_("No other model shares this table."))
@@ -87,12 +95,22 @@ class UnclaimedViews:
         return TemplateResponse(request, self.templates("unclaimed.html"), context)
 
     def unclaimed_context(self, request, models) -> dict[str, Any]:
+        table = self.model.Meta.table_name
+        if self.has_view_permission(request):
+            crumb = (self.url_for("changelist"), self.opts.verbose_name_plural)
+        elif tables.is_allowed(table):
+            crumb = (reverse("admin:dynamo_table", args=[table]), table)
+        else:
+            crumb = (reverse("admin:dynamo_tables"), _("Tables"))
         return {
             **self.admin_site.each_context(request),
             "title": _("Items of %(table)s no model claims")
             % {"table": self.model.Meta.table_name},
             "subtitle": None,
             "opts": self.opts,
+            # Whence a person came: the model's listing, or (table permission only) the table.
+            "crumb_url": crumb[0],
+            "crumb_text": crumb[1],
             "table_name": self.model.Meta.table_name,
             "model_names": ", ".join(str(meta(m).verbose_name_plural) for m in models),
         }

@@ -23,9 +23,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "dynamo",
     "library",
+    "shop",  # customers, orders and order lines in one table (single-table design)
 ]
 
 MIDDLEWARE = [
+    "dynamo.middleware.RequestMeterMiddleware",  # each page's DynamoDB calls, for staff
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
