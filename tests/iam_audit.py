@@ -43,7 +43,9 @@ def allowed(template: dict) -> set[tuple[str, str]]:
     granted = set()
     for statement in resources["DynamoDBAccessPolicy"]["Properties"]["PolicyDocument"]["Statement"]:
         for resource in statement["Resource"]:
-            if "Fn::GetAtt" in resource:
+            if resource == "*":  # an account-wide action (ListTables)
+                target = resource
+            elif "Fn::GetAtt" in resource:
                 target = names[resource["Fn::GetAtt"][0]]
             else:
                 ref, _, rest = resource["Fn::Sub"].removeprefix("${").partition(".Arn}")
