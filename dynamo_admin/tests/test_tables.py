@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from html import escape
 from unittest import mock
 from urllib.parse import urlencode
 
@@ -563,3 +564,39 @@ def test_a_refused_save_keeps_the_typed_item_and_says_why(boss, music):
     assert "AccessDeniedException" in response.content.decode()
     assert json.loads(response.context["item_text"])["AlbumTitle"] == {"S": "Denied"}
     assert get_item(music, "Acme Band", "Happy Day").get("AlbumTitle") != {"S": "Denied"}
+
+
+# --- History of items no model claims ----------------------------------------------------------
+def test_history_of_an_item_no_model_claims_links_back_to_its_item_page(boss, music):
+    key = {"Artist": {"S": "Acme Band"}, "SongTitle": {"S": "Half/Full 100%"}}
+    added = boss.post(f"{MUSIC}add/", {"item": json.dumps({**key, "Awards": {"N": "2"}})})
+    assert added.status_code == 302, added.content.decode()
+    entry = AdminLog.query("dynamo_admin.table.Music:Acme Band/Half%2FFull 100%25").next()
+
+    link = entry.get_admin_url()
+    opened = boss.get(link, follow=True)
+    recent = boss.get("/admin/").content.decode()
+
+    assert link.startswith(f"{MUSIC}item/?logged=")
+    assert opened.status_code == 200 and opened.context["key"] == key
+    assert "Half/Full 100%" in opened.content.decode()
+    assert f'href="{escape(link)}"' in recent  # Recent actions link to it too
+
+
+def test_a_partiql_write_in_history_links_to_its_table(boss, music):
+    statement = (
+        """UPDATE "Music" SET Awards = 3 WHERE Artist = 'Acme Band' AND SongTitle = 'Happy Day'"""
+    )
+    assert boss.post(PARTIQL, {"statement": statement}).status_code == 302
+
+    entry = AdminLog.query("dynamo_admin.loggedstatement:Music").next()
+
+    assert entry.get_admin_url() == MUSIC
+
+
+@pytest.mark.parametrize("logged", ["Acme Band", "Acme Band/Happy Day/x", "Acme Band/"])
+def test_a_history_link_naming_no_item_of_the_table_is_a_400(boss, logged):
+    response = boss.get(f"{MUSIC}item/", {"logged": logged})
+
+    assert response.status_code == 400
+    assert "This History link is broken" in response.content.decode()

@@ -8,6 +8,7 @@ helpers own the permission question: no permission is a 403 at every URL, a tabl
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Iterator
 from decimal import Decimal
@@ -41,7 +42,7 @@ from ..console import (
 )
 from ..csvfiles import csv_lines
 from ..meta import meta
-from ..models import CHANGE, HIDDEN, AdminLog
+from ..models import CHANGE, HIDDEN, AdminLog, unescaped
 from ..writes import MAX_TRANSACTION_ITEMS, Cancelled
 from .transfer import EXPORT_CONTENT_TYPES
 
@@ -224,6 +225,22 @@ def parse_key(table: tables.Table, text: str) -> dict[str, Any]:
     return key
 
 
+def logged_key(table: tables.Table, text: str) -> dict[str, Any]:
+    """Return the key a History entry's log key names (`models.object_key_for`'s values:
+    escaped, '/'-joined, numbers as stored, binary in base64); raise BadValue if none."""
+    texts = [unescaped(part) for part in text.split("/")]
+    if len(texts) != len(table.key_names) or "" in texts:
+        raise BadValue(_("A key holds exactly %(names)s.") % {"names": ", ".join(table.key_names)})
+    key: dict[str, Any] = {}
+    for name, value in zip(table.key_names, texts, strict=True):
+        kind = table.attribute_types[name]
+        try:
+            key[name] = {kind: base64.b64decode(value, validate=True) if kind == "B" else value}
+        except binascii.Error:
+            raise BadValue(_("Key attribute %(name)s is not base64.") % {"name": name}) from None
+    return parse_key(table, json.dumps(encode_item(key)))
+
+
 # --- the tables -------------------------------------------------------------------------
 def tables_view(request, site):
     """List every allowed table: keys, indexes, TTL, stream, billing, size and models."""
@@ -362,6 +379,11 @@ def _attribute_rows(table: tables.Table, raw: dict[str, Any]) -> list[dict[str, 
 def item_view(request, site, name: str):
     """Show an item as attributes and typed JSON; a POST saves what changed, on condition."""
     table = _table_or_404(request, name)
+    if "logged" in request.GET and "key" not in request.GET:  # a History entry's link
+        try:
+            return HttpResponseRedirect(item_url(table, logged_key(table, request.GET["logged"])))
+        except BadValue as exc:
+            return _bad_request(request, site, table, _("This History link is broken: %s") % exc)
     try:
         key = parse_key(table, request.GET.get("key", ""))
     except BadValue as exc:
