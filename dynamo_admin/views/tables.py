@@ -23,6 +23,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html_join
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -329,11 +330,15 @@ def _results(request, table: tables.Table, console: Console, page) -> dict[str, 
     rows = []
     for item in page.items:
         key = key_param(table, item)
+        cells = _cells(item, columns, secrets)
         rows.append(
             {
                 "url": f"{base}?{urlencode({'key': key})}",
                 "key": key,
-                "cells": _cells(item, columns, secrets),
+                "cells": cells,
+                # Each row's cells as HTML, as Django's items_for_result builds a changelist's:
+                # a template loop per cell was the page's largest part (bench/RESULTS.md).
+                "cells_html": format_html_join("", "<td>{}</td>", ((cell,) for cell in cells)),
             }
         )
     return {
