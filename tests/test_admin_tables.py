@@ -5,9 +5,12 @@ as typed JSON keeps its model's version and History."""
 from __future__ import annotations
 
 import json
+from unittest import mock
 from urllib.parse import urlencode
 
 import pytest
+from botocore.client import BaseClient
+from botocore.exceptions import ClientError
 
 from dynamo_admin.models import AdminLog
 from dynamo_admin.tests.pages import form_fields
@@ -113,3 +116,20 @@ def test_partiql_reads_and_writes_a_table_each_write_in_its_history(admin_client
     assert User.count("zed") == 0
     logged = list(AdminLog.query(f"dynamo_admin.loggedstatement:{table}"))
     assert sorted(entry.changes["PartiQL"][1] for entry in logged) == sorted(statements)
+
+
+def test_access_denied_is_a_page_naming_the_action_not_the_generic_outage(admin_client_, dynamo):
+    send = BaseClient._make_api_call
+
+    def refuse_list_tables(client, name, params):
+        if name != "ListTables":
+            return send(client, name, params)
+        error = {"Code": "AccessDeniedException", "Message": "not authorized: ListTables"}
+        raise ClientError({"Error": error, "ResponseMetadata": {"HTTPStatusCode": 400}}, name)
+
+    with mock.patch.object(BaseClient, "_make_api_call", refuse_list_tables):
+        response = admin_client_.get("/admin/tables/")
+
+    # What the hosts' role lacks, said where staff see it (EngineFailureMiddleware says less).
+    assert response.status_code == 503
+    assert "DynamoDB refused ListTables (AccessDeniedException)" in response.content.decode()
