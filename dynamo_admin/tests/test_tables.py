@@ -547,7 +547,7 @@ def test_access_denied_by_dynamodb_is_a_page_naming_the_action(boss, method, url
     assert response.status_code == 503
     page = response.content.decode()
     assert f"DynamoDB refused {operation} (AccessDeniedException)" in page
-    assert f"dynamodb:{operation}" in page and "IAM policy" in page
+    assert f"dynamodb:{operation}" in page and "IAM permission" in page
 
 
 def test_a_refused_save_keeps_the_typed_item_and_says_why(boss, music):

@@ -110,11 +110,13 @@ def refusal_text(exc: ClientError) -> str:
         "code": code,
         "message": error.get("Message") or str(exc),
     }
-    if code in ("AccessDeniedException", "AccessDenied", "UnrecognizedClientException"):
+    if code in ("AccessDeniedException", "AccessDenied"):
+        # AWS's message names the IAM action and resource (a transaction's item, a PartiQL
+        # statement's PartiQLSelect ...), which need not be the operation's own name.
         text += " " + _(
-            "The AWS identity this site runs as may not call it: its IAM policy must allow "
-            "the action (dynamodb:%(operation)s, or the PartiQL action of the statement)."
-        ) % {"operation": operation}
+            "The AWS identity this site runs as lacks the IAM permission the message names: "
+            "grant it in that identity's IAM policy."
+        )
     return text
 
 
