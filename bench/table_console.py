@@ -1,6 +1,7 @@
 """The Tables console's Query beside the boto3 Query that reads the same items (the floor).
 
 Run: .venv/bin/python bench/table_console.py [--songs 2000] [--rounds 200] [--warmup 300]
+                                              [--cprofile]
 DynamoDB Local in memory; a Music table made by boto3 (no model) under the bench's prefix,
 one artist with `--songs` songs. Each round the page `/admin/tables/bench-Music/?mode=query
 &pk=…&sk_op=between&sk=…&sk2=…` (50 songs) is fetched in process through Django's test
@@ -10,14 +11,19 @@ unrecorded first: DynamoDB Local runs on the JVM, whose calls are slow until the
 few hundred times. Django's password change page, an admin page that reads nothing from
 DynamoDB, takes its turn too: the cost of the admin's middleware and chrome alone. Prints a
 Markdown table: p50 and p95 of each, the page's p50 over the floor's (the goal: at most 2x),
-and the page's DynamoDB calls.
+and the page's DynamoDB calls. `--cprofile` profiles the page's recorded rounds and prints
+the functions with most cumulative and most own time (cProfile slows Python more than
+waiting: it says where the page's time goes, not how long it takes without it).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
+import sys
 import tempfile
 import time
 
@@ -59,6 +65,7 @@ def main() -> None:
     parser.add_argument("--songs", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=300)
+    parser.add_argument("--cprofile", action="store_true", help="profile the page's rounds")
     args = parser.parse_args()
     # Django's own tables (the staff user, its session) in a throwaway SQLite file.
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +100,10 @@ def measure(args) -> tuple[dict[str, list[float]], int]:
 
         def page() -> float:
             started = time.perf_counter()
-            response = staff.get(url, query)
+            if profiler is not None:
+                response = profiler.runcall(staff.get, url, query)
+            else:
+                response = staff.get(url, query)
             seconds = time.perf_counter() - started
             assert response.status_code == 200 and response.content.count(b">Open</a>") == 50
             page.calls = response.wsgi_request.dynamo_meter.count
@@ -125,12 +135,20 @@ def measure(args) -> tuple[dict[str, list[float]], int]:
 
         times: dict[str, list[float]] = {"page": [], "floor": [], "chrome": []}
         sides = [("page", page), ("floor", floor), ("chrome", chrome)]
+        profiler = None
         for n in range(args.warmup + args.rounds):
+            if n == args.warmup and args.cprofile:
+                profiler = cProfile.Profile()
             order = sides[n % 3 :] + sides[: n % 3]  # each side takes its turn going first
             for name, measure in order:
                 seconds = measure()
                 if n >= args.warmup:
                     times[name].append(seconds * 1000)
+    if profiler is not None:
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats("cumulative").print_stats(45)
+        stats.sort_stats("tottime").print_stats(30)
+        stats.sort_stats("cumulative").print_stats(r"/(dynamo|dynamo_admin|project)/", 40)
     return times, page.calls
 
 

@@ -2,7 +2,8 @@
 
 The tables come from the models (`tables.expected_table`, what `create_tables` sends), so the
 template and the tables the code creates cannot drift apart. The policy grants the data-plane
-actions the DynamoDB layer performs, on these tables and their indexes only; schema changes
+actions the DynamoDB layer and the admin's Tables pages perform, on these tables and their
+indexes only (ListTables alone names no table: IAM cannot scope it); schema changes
 (CreateTable, UpdateTable, DeleteTable) are CloudFormation's job and are not granted.
 """
 
@@ -16,34 +17,36 @@ from .models import DynamoModel, table_name_for
 # What the application calls on a table: item reads and writes (transaction items are
 # authorized one by one as PutItem, UpdateItem, DeleteItem, and a session's check on its
 # learner as ConditionCheckItem), batches, paged Queries and Scans (admin changelists, backups), and
-# DescribeTable (health check, dump and load). The test suite's IAM audit fails if the code
-# needs more or a full run uses less.
+# DescribeTable (health check, dump and load). The admin's Tables pages add DescribeTimeToLive
+# (a table's TTL attribute) and PartiQL, each statement authorized as its own action: SELECT
+# for those who may browse, INSERT, UPDATE and DELETE for those who may change items (no more
+# than PutItem, UpdateItem and DeleteItem already allow), the History entry an INSERT.
+# The test suite's IAM audit fails if the code needs more or a full run uses less.
 TABLE_ACTIONS = (
     "BatchGetItem",
     "BatchWriteItem",
     "ConditionCheckItem",
     "DeleteItem",
     "DescribeTable",
+    "DescribeTimeToLive",
     "GetItem",
+    "PartiQLDelete",
+    "PartiQLInsert",
+    "PartiQLSelect",
+    "PartiQLUpdate",
     "PutItem",
     "Query",
     "Scan",
     "UpdateItem",
 )
-# Indexes are only read: Queries, and paged Scans of a sparse index (the gardener, the admin).
-INDEX_ACTIONS = ("Query", "Scan")
+# Indexes are only read: Queries, and paged Scans of a sparse index (the gardener, the admin),
+# and a Tables page's PartiQL SELECT of `"table"."index"`.
+INDEX_ACTIONS = ("PartiQLSelect", "Query", "Scan")
+# The Tables page lists the account's tables and shows those under the prefix: ListTables
+# has no table to name, so it is granted on "*" and on nothing else.
+ACCOUNT_ACTIONS = ("ListTables",)
 # Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
-# `create_tables --check` reads DescribeTimeToLive too: in AWS an operator runs it, not a host.
-SCHEMA_ACTIONS = frozenset(
-    {
-        "CreateTable",
-        "UpdateTable",
-        "DeleteTable",
-        "ListTables",
-        "DescribeTimeToLive",
-        "UpdateTimeToLive",
-    }
-)
+SCHEMA_ACTIONS = frozenset({"CreateTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive"})
 # The template's parameter: the IAM role the web and worker hosts run as.
 HOST_ROLE = "HostRoleName"
 # What reading a table's stream takes (a consumer on a host, a rebuild reading back changes).
@@ -138,6 +141,14 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
                 "Resource": [stream_arn(m) for m in streamed(models)],
             }
         )
+    statements.append(
+        {
+            "Sid": "TableNames",
+            "Effect": "Allow",
+            "Action": [f"dynamodb:{action}" for action in ACCOUNT_ACTIONS],
+            "Resource": ["*"],
+        }
+    )
     return {
         "Type": "AWS::IAM::ManagedPolicy",
         "Properties": {

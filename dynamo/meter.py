@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +29,22 @@ TRANSACT_ITEM_ACTIONS = {
     "ConditionCheck": "ConditionCheckItem",
     "Get": "GetItem",
 }
+
+# PartiQL is authorized statement by statement, as the action its first word names on the
+# table (or `"table"."index"`) after FROM, INTO or UPDATE; EXISTS is a transaction's check.
+PARTIQL_ACTIONS = {
+    "SELECT": "PartiQLSelect",
+    "EXISTS": "PartiQLSelect",
+    "INSERT": "PartiQLInsert",
+    "UPDATE": "PartiQLUpdate",
+    "DELETE": "PartiQLDelete",
+}
+PARTIQL_TARGET = re.compile(
+    r'\b(?:FROM|INTO|UPDATE)\s+(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_.-]*))'
+    r'(?:\s*\.\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_-]*)))?',
+    re.IGNORECASE,
+)
+PARTIQL_STRING = re.compile(r"'(?:[^']|'')*'")
 
 
 @dataclass
@@ -163,7 +180,26 @@ def targets(operation: str, params: dict[str, Any]) -> tuple[tuple[str, str], ..
             for item in params["TransactItems"]
             for kind, body in item.items()
         )
+    # ExecuteStatement, ExecuteTransaction, BatchExecuteStatement
+    statements = params.get("TransactStatements") or params.get("Statements")
+    if statements is None and "Statement" in params:
+        statements = [params]
+    if statements is not None:
+        return tuple(statement_target(s["Statement"]) or (operation, "*") for s in statements)
     return ((operation, "*"),)  # ListTables and other account-wide calls
+
+
+def statement_target(text: str) -> tuple[str, str] | None:
+    """Return the (IAM action, table or index) of one PartiQL statement, or None if unread."""
+    first = re.match(r"\s*([A-Za-z]+)", text)
+    action = PARTIQL_ACTIONS.get(first.group(1).upper()) if first else None
+    target = PARTIQL_TARGET.search(PARTIQL_STRING.sub("''", text))
+    if action is None or target is None:
+        return None
+    quoted, plain, index_quoted, index_plain = target.groups()
+    table = (quoted or plain).replace('""', '"')
+    index = (index_quoted or index_plain or "").replace('""', '"')
+    return action, table + (f"/index/{index}" if index else "")
 
 
 def _ask_for_capacity(

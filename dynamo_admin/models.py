@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.http import urlencode
 from django.utils.text import capfirst, get_text_list
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -34,6 +35,11 @@ from .display import logged_text
 from .keys import object_id, parse_key_value
 from .meta import field_label, label_of, meta, pk_of
 from .permissions import perm_name, served_models
+
+# How History labels the items of a table no registered model describes (tables.item_model),
+# and the PartiQL writes of the Tables pages (partiql.LoggedStatement).
+TABLE_LABEL_PREFIX = "dynamo_admin.table."
+LOGGED_STATEMENT_LABEL = "dynamo_admin.loggedstatement"
 
 ADDITION, CHANGE, DELETION = "add", "change", "delete"
 # What the log writes instead of a secret's value (a password hash, a token).
@@ -578,7 +584,7 @@ class AdminLog(DynamoModel):
         """Return the change page of the logged object, as LogEntry.get_admin_url does."""
         item = self.logged_item
         if item is None:
-            return None
+            return self.table_url()
         opts = meta(type(item))
         try:
             return reverse(
@@ -586,3 +592,22 @@ class AdminLog(DynamoModel):
             )
         except NoReverseMatch:
             return None
+
+    def table_url(self) -> str | None:
+        """Return the Tables page of an item no registered model claims, or None.
+
+        Such an item is logged as `dynamo_admin.table.<table>:<key>` (a PartiQL write as
+        `dynamo_admin.loggedstatement:<table>`); the link carries the log key as it is, and
+        the item page reads it against the table's key schema, so a listing of entries
+        describes no table.
+        """
+        label, _sep, key = self.object_key.partition(":")
+        try:
+            if label == LOGGED_STATEMENT_LABEL:
+                return reverse("admin:dynamo_table", args=[unescaped(key)])
+            if label.startswith(TABLE_LABEL_PREFIX):
+                url = reverse("admin:dynamo_table_item", args=[label[len(TABLE_LABEL_PREFIX) :]])
+                return f"{url}?{urlencode({'logged': key})}"
+        except NoReverseMatch:  # a site without the Tables pages
+            return None
+        return None

@@ -16,16 +16,14 @@ from django.utils.translation import gettext as _
 from pynamodb.attributes import UnicodeAttribute
 from pynamodb.models import Model
 
+from dynamo.meter import PARTIQL_STRING, PARTIQL_TARGET
+
 from .tables import Table
 
 KINDS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 MAX_STATEMENT_CHARS = 8192  # ExecuteStatement's own limit
-TARGET = re.compile(
-    r'\b(?:FROM|INTO|UPDATE)\s+(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_.-]*))'
-    r'(?:\s*\.\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_-]*)))?',
-    re.IGNORECASE,
-)
-STRING = re.compile(r"'(?:[^']|'')*'")
+# The names a statement reads or writes, as the meter (and so IAM) reads them.
+TARGET, STRING = PARTIQL_TARGET, PARTIQL_STRING
 
 
 class BadStatement(ValueError):

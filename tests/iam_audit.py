@@ -49,7 +49,9 @@ def allowed(template: dict, statements: list[dict] | None = None) -> set[tuple[s
         if not all(action.startswith("dynamodb:") for action in statement["Action"]):
             continue  # a queue's or the logs': not DynamoDB's
         for resource in statement["Resource"]:
-            if "Fn::GetAtt" in resource:
+            if resource == "*":  # an account-wide action (ListTables)
+                target = resource
+            elif "Fn::GetAtt" in resource:
                 key, attribute = resource["Fn::GetAtt"]
                 target = names[key] + ("/stream" if attribute == "StreamArn" else "")
             else:

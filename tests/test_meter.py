@@ -96,3 +96,38 @@ def test_calls_sent_together_count_once_in_the_time_waited():
     ]
 
     assert Meter(together).seconds == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize(
+    ("operation", "params", "expected"),
+    [
+        (
+            "ExecuteStatement",
+            {"Statement": """SELECT * FROM "p-users"."gsi_x" WHERE a = 'FROM "other"'"""},
+            (("PartiQLSelect", "p-users/index/gsi_x"),),
+        ),
+        (
+            "ExecuteTransaction",
+            {
+                "TransactStatements": [
+                    {"Statement": """update "p-users" SET a = 1 WHERE username = 'x'"""},
+                    {"Statement": """INSERT INTO "p-admin-log" VALUE {'a': ?}"""},
+                    {"Statement": "DELETE FROM plain WHERE a = 1"},
+                    {"Statement": """EXISTS(SELECT * FROM "p-users" WHERE username = 'x')"""},
+                ]
+            },
+            (
+                ("PartiQLUpdate", "p-users"),
+                ("PartiQLInsert", "p-admin-log"),
+                ("PartiQLDelete", "plain"),
+                ("PartiQLSelect", "p-users"),
+            ),
+        ),
+        ("ExecuteStatement", {"Statement": "DROP TABLE x"}, (("ExecuteStatement", "*"),)),
+    ],
+)
+def test_a_partiql_statement_is_authorized_as_its_own_action_on_its_table(
+    operation, params, expected
+):
+    # What IAM asks for (and so what tests/iam_audit.py checks): the statement's, not the call's.
+    assert meter.targets(operation, params) == expected

@@ -9,10 +9,15 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
+from html import escape
+from unittest import mock
 from urllib.parse import urlencode
 
 import pytest
+from botocore.client import BaseClient
+from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
@@ -479,3 +484,119 @@ def test_no_statement_makes_the_partiql_page_fail(boss, statement, confirm):
     response = boss.post(PARTIQL, {"statement": statement, "confirm": confirm})
 
     assert response.status_code < 500, statement
+
+
+# --- DynamoDB refusing a call ----------------------------------------------------------------
+@contextmanager
+def denied(operation: str) -> Iterator[None]:
+    """Make DynamoDB answer one operation as AWS answers a role whose policy lacks it."""
+    send = BaseClient._make_api_call
+
+    def call(client, name, params):
+        if name != operation:
+            return send(client, name, params)
+        message = (
+            "User: arn:aws:sts::123456789012:assumed-role/web/i-0 is not authorized to perform: "
+            f"dynamodb:{operation} because no identity-based policy allows it"
+        )
+        error = {"Code": "AccessDeniedException", "Message": message}
+        raise ClientError({"Error": error, "ResponseMetadata": {"HTTPStatusCode": 400}}, name)
+
+    with mock.patch.object(BaseClient, "_make_api_call", call):
+        yield
+
+
+READS = {"mode": "query", "pk": "Acme Band"}
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "data", "operation"),
+    [
+        ("get", TABLES, {}, "ListTables"),
+        ("get", TABLES, {}, "DescribeTimeToLive"),
+        ("get", MUSIC, READS, "Query"),
+        ("get", MUSIC, {"mode": "scan"}, "Scan"),
+        ("get", item_url("Acme Band", "Happy Day"), {}, "GetItem"),
+        ("get", f"{MUSIC}export/", {**READS, "format": "jsonl"}, "Query"),
+        ("get", f"{MUSIC}export/", {**READS, "format": "csv"}, "Query"),
+        (
+            "post",
+            PARTIQL,
+            {"statement": """SELECT * FROM "Music" WHERE Artist = 'x'"""},
+            "ExecuteStatement",
+        ),
+        (
+            "post",
+            PARTIQL,
+            {"statement": """DELETE FROM "Music" WHERE Artist = 'x' AND SongTitle = 'y'"""},
+            "ExecuteTransaction",
+        ),
+        (
+            "get",
+            item_url("Acme Band", "Happy Day").replace("/item/", "/delete/"),
+            {},
+            "GetItem",
+        ),
+    ],
+)
+def test_access_denied_by_dynamodb_is_a_page_naming_the_action(boss, method, url, data, operation):
+    with denied(operation):
+        response = getattr(boss, method)(url, data)
+
+    # The engine's side, as the rest of the project answers it: no 500, no traceback.
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert f"DynamoDB refused {operation} (AccessDeniedException)" in page
+    assert f"dynamodb:{operation}" in page and "IAM permission" in page
+
+
+def test_a_refused_save_keeps_the_typed_item_and_says_why(boss, music):
+    url = item_url("Acme Band", "Happy Day")
+    form = form_fields(boss, url)
+    typed = json.loads(form["item"])
+    typed["AlbumTitle"] = {"S": "Denied"}
+    form["item"] = json.dumps(typed)
+
+    with denied("TransactWriteItems"):
+        response = boss.post(url, form)
+
+    assert response.status_code == 200
+    assert "AccessDeniedException" in response.content.decode()
+    assert json.loads(response.context["item_text"])["AlbumTitle"] == {"S": "Denied"}
+    assert get_item(music, "Acme Band", "Happy Day").get("AlbumTitle") != {"S": "Denied"}
+
+
+# --- History of items no model claims ----------------------------------------------------------
+def test_history_of_an_item_no_model_claims_links_back_to_its_item_page(boss, music):
+    key = {"Artist": {"S": "Acme Band"}, "SongTitle": {"S": "Half/Full 100%"}}
+    added = boss.post(f"{MUSIC}add/", {"item": json.dumps({**key, "Awards": {"N": "2"}})})
+    assert added.status_code == 302, added.content.decode()
+    entry = AdminLog.query("dynamo_admin.table.Music:Acme Band/Half%2FFull 100%25").next()
+
+    link = entry.get_admin_url()
+    opened = boss.get(link, follow=True)
+    recent = boss.get("/admin/").content.decode()
+
+    assert link.startswith(f"{MUSIC}item/?logged=")
+    assert opened.status_code == 200 and opened.context["key"] == key
+    assert "Half/Full 100%" in opened.content.decode()
+    assert f'href="{escape(link)}"' in recent  # Recent actions link to it too
+
+
+def test_a_partiql_write_in_history_links_to_its_table(boss, music):
+    statement = (
+        """UPDATE "Music" SET Awards = 3 WHERE Artist = 'Acme Band' AND SongTitle = 'Happy Day'"""
+    )
+    assert boss.post(PARTIQL, {"statement": statement}).status_code == 302
+
+    entry = AdminLog.query("dynamo_admin.loggedstatement:Music").next()
+
+    assert entry.get_admin_url() == MUSIC
+
+
+@pytest.mark.parametrize("logged", ["Acme Band", "Acme Band/Happy Day/x", "Acme Band/"])
+def test_a_history_link_naming_no_item_of_the_table_is_a_400(boss, logged):
+    response = boss.get(f"{MUSIC}item/", {"logged": logged})
+
+    assert response.status_code == 400
+    assert "This History link is broken" in response.content.decode()

@@ -8,10 +8,11 @@ helpers own the permission question: no permission is a 403 at every URL, a tabl
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from collections.abc import Iterator
 from decimal import Decimal
-from functools import partial
+from functools import partial, wraps
 from itertools import chain, islice
 from typing import Any
 
@@ -22,12 +23,14 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html_join
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pynamodb.exceptions import PynamoDBException
 
 from dynamo.codec import BadValue, decode_item, encode, encode_item, loads
+from dynamo.exceptions import causes, outage_cause
 
 from .. import exports, partiql, table_writes, tables
 from ..console import (
@@ -40,7 +43,7 @@ from ..console import (
 )
 from ..csvfiles import csv_lines
 from ..meta import meta
-from ..models import CHANGE, HIDDEN, AdminLog
+from ..models import CHANGE, HIDDEN, AdminLog, unescaped
 from ..writes import MAX_TRANSACTION_ITEMS, Cancelled
 from .transfer import EXPORT_CONTENT_TYPES
 
@@ -55,7 +58,7 @@ def table_urls(site) -> list:
     """Return the Tables URLs, each view wrapped by the site's admin_view."""
 
     def wrap(view):
-        return site.admin_view(partial(view, site=site))
+        return site.admin_view(refusals_answered(partial(view, site=site), site))
 
     return [
         path("tables/", wrap(tables_view), name="dynamo_tables"),
@@ -66,6 +69,62 @@ def table_urls(site) -> list:
         path("tables/<str:name>/export/", wrap(export_view), name="dynamo_table_export"),
         path("tables/<str:name>/partiql/", wrap(partiql_view), name="dynamo_table_partiql"),
     ]
+
+
+def refusals_answered(view, site):
+    """Wrap a Tables view so DynamoDB refusing one of its calls is a page saying so, not a 500.
+
+    AccessDenied is what a host whose IAM role lacks an action gets on AWS: the page names the
+    action, so whoever runs the site knows what to grant.
+    """
+
+    @wraps(view)
+    def answered(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except (ClientError, PynamoDBException) as exc:
+            refused = client_error(exc)
+            if refused is None:
+                raise
+            return _refused(request, site, kwargs.get("name"), refused)
+
+    return answered
+
+
+def client_error(exc: BaseException) -> ClientError | None:
+    """Return DynamoDB's answer behind an exception (PynamoDB wraps botocore's), if any."""
+    return next((cause for cause in causes(exc) if isinstance(cause, ClientError)), None)
+
+
+def refusal_status(exc: ClientError) -> int:
+    """Return a refusal's status: 503 for the engine's side (denied, throttled), else 400."""
+    return 503 if outage_cause(exc) is not None else 400
+
+
+def refusal_text(exc: ClientError) -> str:
+    """Return what DynamoDB refused and why, with what to grant when access was denied."""
+    error = exc.response.get("Error", {})
+    code, operation = error.get("Code", ""), exc.operation_name
+    text = _("DynamoDB refused %(operation)s (%(code)s): %(message)s") % {
+        "operation": operation,
+        "code": code,
+        "message": error.get("Message") or str(exc),
+    }
+    if code in ("AccessDeniedException", "AccessDenied"):
+        # AWS's message names the IAM action and resource (a transaction's item, a PartiQL
+        # statement's PartiQLSelect ...), which need not be the operation's own name.
+        text += " " + _(
+            "The AWS identity this site runs as lacks the IAM permission the message names: "
+            "grant it in that identity's IAM policy."
+        )
+    return text
+
+
+def _refused(request, site, name: str | None, exc: ClientError):
+    # The table by name only: describing it again may be the very call that was refused.
+    table = {"name": name} if name else None
+    context = {"title": _("DynamoDB refused"), "table": table, "message": refusal_text(exc)}
+    return _render(request, site, "bad_request.html", context, status=refusal_status(exc))
 
 
 # --- lookups that own the permission question ------------------------------------------
@@ -169,6 +228,22 @@ def parse_key(table: tables.Table, text: str) -> dict[str, Any]:
     return key
 
 
+def logged_key(table: tables.Table, text: str) -> dict[str, Any]:
+    """Return the key a History entry's log key names (`models.object_key_for`'s values:
+    escaped, '/'-joined, numbers as stored, binary in base64); raise BadValue if none."""
+    texts = [unescaped(part) for part in text.split("/")]
+    if len(texts) != len(table.key_names) or "" in texts:
+        raise BadValue(_("A key holds exactly %(names)s.") % {"names": ", ".join(table.key_names)})
+    key: dict[str, Any] = {}
+    for name, value in zip(table.key_names, texts, strict=True):
+        kind = table.attribute_types[name]
+        try:
+            key[name] = {kind: base64.b64decode(value, validate=True) if kind == "B" else value}
+        except binascii.Error:
+            raise BadValue(_("Key attribute %(name)s is not base64.") % {"name": name}) from None
+    return parse_key(table, json.dumps(encode_item(key)))
+
+
 # --- the tables -------------------------------------------------------------------------
 def tables_view(request, site):
     """List every allowed table: keys, indexes, TTL, stream, billing, size and models."""
@@ -227,10 +302,10 @@ def table_view(request, site, name: str):
         except BadQuery as exc:
             context["error"] = str(exc)
         except ClientError as exc:
-            context["error"] = exc.response["Error"].get("Message", str(exc))
+            context["error"], context["status"] = refusal_text(exc), refusal_status(exc)
         else:
             context.update(_results(request, table, console, page))
-    status = 400 if context["error"] else 200
+    status = context.pop("status", 400) if context["error"] else 200
     return _render(request, site, "table.html", context, status=status)
 
 
@@ -264,11 +339,15 @@ def _results(request, table: tables.Table, console: Console, page) -> dict[str, 
     rows = []
     for item in page.items:
         key = key_param(table, item)
+        cells = _cells(item, columns, secrets)
         rows.append(
             {
                 "url": f"{base}?{urlencode({'key': key})}",
                 "key": key,
-                "cells": _cells(item, columns, secrets),
+                "cells": cells,
+                # Each row's cells as HTML, as Django's items_for_result builds a changelist's:
+                # a template loop per cell was the page's largest part (bench/RESULTS.md).
+                "cells_html": format_html_join("", "<td>{}</td>", ((cell,) for cell in cells)),
             }
         )
     return {
@@ -314,6 +393,11 @@ def _attribute_rows(table: tables.Table, raw: dict[str, Any]) -> list[dict[str, 
 def item_view(request, site, name: str):
     """Show an item as attributes and typed JSON; a POST saves what changed, on condition."""
     table = _table_or_404(request, name)
+    if "logged" in request.GET and "key" not in request.GET:  # a History entry's link
+        try:
+            return HttpResponseRedirect(item_url(table, logged_key(table, request.GET["logged"])))
+        except BadValue as exc:
+            return _bad_request(request, site, table, _("This History link is broken: %s") % exc)
     try:
         key = parse_key(table, request.GET.get("key", ""))
     except BadValue as exc:
@@ -423,8 +507,8 @@ def _secret_in(table: tables.Table, item: dict[str, Any]) -> str | None:
 
 
 def _refusal(exc: Exception) -> str:
-    if isinstance(exc, ClientError):
-        return exc.response["Error"].get("Message", str(exc))
+    if (answer := client_error(exc)) is not None:
+        return refusal_text(answer)
     return getattr(exc, "cause_response_message", None) or str(exc)
 
 
@@ -577,7 +661,7 @@ def partiql_view(request, site, name: str):
         except partiql.BadStatement as exc:
             context["error"], status = str(exc), status if status != 200 else 400
         except ClientError as exc:
-            context["error"], status = _statement_refusal(exc), 400
+            context["error"], status = _statement_refusal(exc), refusal_status(exc)
     return _render(request, site, "partiql.html", context, status=status)
 
 
@@ -624,7 +708,9 @@ def _statement_refusal(exc: ClientError) -> str:
     reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", []) or []]
     if "ConditionalCheckFailed" in reasons:
         return _("The statement's item is not as it expects (taken, or missing): nothing ran.")
-    return _("DynamoDB refused the statement: %s") % error.get("Message", str(exc))
+    if error.get("Code") == "ValidationException":
+        return _("DynamoDB refused the statement: %s") % error.get("Message", str(exc))
+    return refusal_text(exc)
 
 
 # --- export -----------------------------------------------------------------------------
@@ -657,13 +743,18 @@ def export_view(request, site, name: str):
 
 
 def _all_items(console: Console) -> Iterator[dict[str, Any]]:
+    """Return every item the console's query matches; the first page is read at once, so a
+    refusal is the page's answer rather than a broken download."""
     dynamodb = tables.client()
-    while True:
-        page = read_page(dynamodb, console)
-        yield from page.items
-        if not page.next_cursor:
-            return
-        console.cursor = page.next_cursor
+    first = read_page(dynamodb, console)
+
+    def rest(page) -> Iterator[dict[str, Any]]:
+        while page.next_cursor:
+            console.cursor = page.next_cursor
+            page = read_page(dynamodb, console)
+            yield from page.items
+
+    return chain(first.items, rest(first))
 
 
 def _export_lines(table: tables.Table, console: Console, kind: str) -> Iterator[str]:
