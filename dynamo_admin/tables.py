@@ -20,6 +20,7 @@ from django.contrib import admin
 from django.db import DEFAULT_DB_ALIAS, router
 from django.http import Http404
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from pynamodb.attributes import BinaryAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
@@ -34,8 +35,9 @@ from .stored import load
 SET_MEMBER_TYPES = {"SS": "S", "NS": "N", "BS": "B"}
 VIEW_PERMISSION, CHANGE_PERMISSION = "dynamo_admin.view_table", "dynamo_admin.change_table"
 PERMISSIONS = (
-    ("view_table", "Can browse tables and their items"),
-    ("change_table", "Can change any item of a browsed table"),
+    # Stored as written, as Django stores its own permissions' names.
+    ("view_table", gettext_noop("Can browse tables and their items")),
+    ("change_table", gettext_noop("Can change any item of a browsed table")),
 )
 
 

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import pytest
 from moto import mock_aws
@@ -208,6 +209,19 @@ def drop_tables_of(prefix: str) -> None:
     for name in tables.list_table_names(models[0]):
         if name.startswith(prefix):
             client.delete_table(TableName=name)
+
+
+@pytest.fixture(autouse=True)
+def _counts_caught_up_for_a_slow_test(monkeypatch) -> None:
+    """Give the rank counts five minutes, not seconds, to count as caught up.
+
+    A test reads pages seconds after the rebuild or consumer pass that caught the counts up,
+    longer than the 5 s a page allows on a loaded machine; a test that wants the counts
+    lagging makes them ten minutes old (`stall_the_consumer`).
+    """
+    from stats.boards import tiers
+
+    monkeypatch.setattr(tiers, "UPKEEP_LAG", timedelta(minutes=5))
 
 
 @pytest.fixture(autouse=True)

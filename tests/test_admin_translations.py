@@ -14,7 +14,15 @@ from dynamo_admin.models import AdminLog
 pytestmark = pytest.mark.engines("moto")
 
 APP = Path(__file__).resolve().parent.parent / "dynamo_admin"
-TRANSLATING = {"_", "gettext", "gettext_lazy", "ngettext", "pgettext", "format_lazy"}
+TRANSLATING = {
+    "_",
+    "gettext",
+    "gettext_lazy",
+    "gettext_noop",
+    "ngettext",
+    "pgettext",
+    "format_lazy",
+}
 # Django translates neither its system checks nor its commands' output, nor errors meant for
 # the programmer (ValueError, TypeError, a lookup of what is not installed).
 UNTRANSLATED_CALLS = {
@@ -26,6 +34,8 @@ UNTRANSLATED_CALLS = {
 }
 # A shell command reads the same in every language.
 COMMAND = re.compile(r"^python manage\.py ")
+# Nor does a piece of a DynamoDB expression or a PartiQL statement: code, not prose.
+EXPRESSION = re.compile(r"^\s*(?:AND|OR|NOT|INSERT INTO|SELECT|UPDATE|DELETE FROM)\b")
 PROSE = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
 
 
@@ -44,7 +54,9 @@ def shown_strings_outside_gettext(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
-        if node in docstrings or not PROSE.search(node.value) or COMMAND.match(node.value):
+        if node in docstrings or not PROSE.search(node.value):
+            continue
+        if COMMAND.match(node.value) or EXPRESSION.match(node.value):
             continue
         outer = parent.get(node)
         while isinstance(outer, ast.JoinedStr | ast.FormattedValue | ast.BinOp):

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -32,12 +31,6 @@ from workers.jobs import Job
 
 LEARNERS = 60
 SESSIONS = 100
-
-
-@pytest.fixture(autouse=True)
-def slow_checks_see_counts_caught_up(monkeypatch):
-    # Reading 60 learners' pages takes seconds on moto: longer than the lag allowed.
-    monkeypatch.setattr(tiers, "UPKEEP_LAG", timedelta(minutes=5))
 
 
 @pytest.fixture

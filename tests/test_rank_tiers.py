@@ -22,12 +22,6 @@ USERS = 90
 TIER_SIZE = 10  # small tiers, so 90 learners make many of them and every case occurs
 
 
-@pytest.fixture(autouse=True)
-def slow_checks_see_counts_caught_up(monkeypatch):
-    # Checking every rank of 90 learners takes seconds on moto: longer than the lag allowed.
-    monkeypatch.setattr(tiers, "UPKEEP_LAG", timedelta(minutes=5))
-
-
 @pytest.fixture
 def board(dynamo, settings, request):
     settings.LEADERBOARD_SHARDS = request.param
