@@ -44,10 +44,10 @@ class ModelOpts:
             or model_plural
         )
         attributes = model.get_attributes()
-        # Python names, hash key first (a key's stored name may differ: its attr_name).
-        self.key_names = [name for name, a in attributes.items() if a.is_hash_key] + [
-            name for name, a in attributes.items() if a.is_range_key
-        ]
+        # Python names, hash key first (a key's stored name may differ: its attr_name). By
+        # PynamoDB's names, not the flags: a subclass may redeclare a key without them.
+        self.key_names = [n for n in (model._hash_keyname, model._range_keyname) if n]
+        self.keys_declared_by = keys_declared_by(model)
         self.version_name = next(
             (name for name, a in attributes.items() if isinstance(a, VersionAttribute)), None
         )
@@ -69,6 +69,37 @@ class ModelOpts:
 
     def __str__(self) -> str:
         return f"{self.app_label}.{self.model_name}"
+
+
+def keys_declared_by(model: type[Model]) -> type[Model]:
+    """Return the class of the model's family whose own table schema holds the model's keys.
+
+    A discriminated subclass may redeclare a key attribute without `hash_key=True` (to give it
+    a default): PynamoDB still keys it by name, but a connection made from the subclass's own
+    schema has no hash key and refuses every call ("No hash_key found in key schema").
+    """
+    if model._hash_keyname is None:
+        return model  # a class declaring no key at all: no ancestor holds one either
+    hash_key = model.get_attributes()[model._hash_keyname].attr_name
+    for cls in model.__mro__:
+        if isinstance(cls, type) and issubclass(cls, Model) and cls is not Model:
+            schema = cls._get_schema()["key_schema"]
+            if {"KeyType": "HASH", "AttributeName": hash_key} in schema:
+                return cls
+    return model
+
+
+def share_keyed_connection(model: type[Model]) -> None:
+    """Give a model whose own schema lacks its keys the connection of the class declaring them.
+
+    PynamoDB does the same when that class was used first (the subclass inherits its
+    connection); the admin does not leave it to the order of calls.
+    """
+    keyed = meta(model).keys_declared_by
+    if keyed is not model:
+        connection = keyed._get_connection()
+        if model._connection is not connection:
+            model._connection = connection
 
 
 def own(model: type[Model], name: str) -> Any:

@@ -44,7 +44,15 @@ from .keys import (
     range_key_names,
     stored_key_names,
 )
-from .meta import ModelOpts, attribute_name, automatic_fields, label_of, meta, pk_of
+from .meta import (
+    ModelOpts,
+    attribute_name,
+    automatic_fields,
+    label_of,
+    meta,
+    pk_of,
+    share_keyed_connection,
+)
 from .models import ADDITION, CHANGE, DELETION, AdminLog, secret_fields
 from .permissions import perm_name
 from .sources import LIST_READ_BUDGET
@@ -632,6 +640,7 @@ class DynamoModelAdmin(
         @wraps(view)
         def metered_view(request, *args, **kwargs):
             for model in {self.model, *(inline.model for inline in self.inlines)}:
+                share_keyed_connection(model)
                 meter.instrument(model._get_connection().connection.client)
             return view(request, *args, **kwargs)
 

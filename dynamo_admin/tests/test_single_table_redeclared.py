@@ -1,7 +1,7 @@
 """Discriminator families as public projects write them (samples/library.py), served as they
-are: subclasses that redeclare a key attribute, the type copied into an overloaded index's
-key, a discriminator that is itself an index's hash key. Each test runs on moto and again on
-DynamoDB Local.
+are: subclasses that redeclare a key attribute (a map's PK without its hash_key flag, which
+PynamoDB still keys by), the type copied into an overloaded index's key, a discriminator that
+is itself an index's hash key. Each test runs on moto and again on DynamoDB Local.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dynamo_admin.sites import DynamoAdminSite
 
 from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
-from .samples.library import LIBRARY, TABLE, Author, Book, Loan, make_library_table
+from .samples.library import LIBRARY, TABLE, Author, Book, Loan, Map, make_library_table
 
 
 def s(text: str) -> dict:
@@ -51,6 +51,14 @@ ITEMS = [
         "pages": {"N": "183"},
     },
     {
+        "PK": s("MAP"),
+        "SK": s("MAP#earthsea"),
+        "type": s("MAP"),
+        "GSI1PK": s("MAP"),
+        "GSI1SK": s("Earthsea"),
+        "label": s("The Archipelago"),
+    },
+    {
         "PK": s("MEMBER#7"),
         "SK": s("LOAN#earthsea"),
         "GSI1PK": s("LOAN"),
@@ -62,6 +70,7 @@ ITEMS = [
 SERVED = [
     ("author", ("AUTHOR", "AUTHOR#le-guin"), "name", "Ursula Le Guin"),
     ("book", ("BOOK#earthsea", "BOOK"), "title", "The Farthest Shore"),
+    ("map", ("MAP", "MAP#earthsea"), "label", "The Reach"),
     ("loan", ("MEMBER#7", "LOAN#earthsea"), "member", "Tenar"),
 ]
 URLCONF = f"{__package__}.library_urls"
@@ -90,7 +99,7 @@ def library(request, db, settings) -> Iterator:
     for item in ITEMS:
         engine.client.put_item(TableName=TABLE, Item=item)
     site = DynamoAdminSite()
-    for model in (Author, Book, Loan):
+    for model in (Author, Book, Map, Loan):
         site.register(model, ModelAdmin)
     module = types.ModuleType(URLCONF)
     module.urlpatterns = [path("admin/", site.urls)]

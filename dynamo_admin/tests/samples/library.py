@@ -1,5 +1,6 @@
 """A library's single table as public PynamoDB projects write one: discriminator families whose
-subclasses redeclare key attributes, and the type copied into the overloaded index's key.
+subclasses redeclare key attributes (with or without the key flag), and the type copied into
+the overloaded index's key.
 
 `PK`/`SK` keys; `GSI1` is overloaded (each type copies its discriminator value into `GSI1PK`,
 so one Query lists a type); `ByKind` is keyed by the discriminator attribute `type` itself.
@@ -64,6 +65,13 @@ class Book(Entry, discriminator="BOOK"):
     pages = NumberAttribute(null=True)
 
 
+class Map(Entry, discriminator="MAP"):
+    # Redeclared with a default but without hash_key=True: PynamoDB still keys maps by PK,
+    # yet a connection made from this class's own schema has no hash key.
+    PK = UnicodeAttribute(default="MAP")
+    label = UnicodeAttribute(null=True)
+
+
 class Record(Model):
     class Meta(LibraryMeta):
         pass
@@ -80,7 +88,7 @@ class Loan(Record, discriminator="LOAN"):
     member = UnicodeAttribute(null=True)
 
 
-LIBRARY = (Entry, Author, Book, Record, Loan)
+LIBRARY = (Entry, Author, Book, Map, Record, Loan)
 
 
 def make_library_table(client) -> None:
