@@ -1,7 +1,8 @@
 """Discriminator families as public projects write them (samples/library.py), served as they
 are: subclasses that redeclare a key attribute (a map's PK without its hash_key flag, which
-PynamoDB still keys by), the type copied into an overloaded index's key, a discriminator that
-is itself an index's hash key. Each test runs on moto and again on DynamoDB Local.
+PynamoDB still keys by), the type copied into an overloaded index's key (and named by an admin's
+item_condition), a discriminator that is itself an index's hash or sort key. Each test runs
+on moto and again on DynamoDB Local.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from dynamo_admin.sites import DynamoAdminSite
 
 from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
-from .samples.library import LIBRARY, TABLE, Author, Book, Loan, Map, make_library_table
+from .samples.library import (
+    LIBRARY,
+    TABLE,
+    Author,
+    Book,
+    Loan,
+    Map,
+    Memo,
+    make_library_table,
+)
 
 
 def s(text: str) -> dict:
@@ -65,6 +75,13 @@ ITEMS = [
         "GSI1SK": s("2026-12-20"),
         "member": s("Ged"),
     },
+    {
+        "PK": s("MEMBER#7"),
+        "SK": s("MEMO#1"),
+        "GSI1PK": s("MEMBER#7"),
+        "GSI1SK": s("MEMO"),
+        "text": s("Return by Sunday"),
+    },
 ]
 # listing, the item's key, an attribute a person edits and its new value
 SERVED = [
@@ -72,8 +89,14 @@ SERVED = [
     ("book", ("BOOK#earthsea", "BOOK"), "title", "The Farthest Shore"),
     ("map", ("MAP", "MAP#earthsea"), "label", "The Reach"),
     ("loan", ("MEMBER#7", "LOAN#earthsea"), "member", "Tenar"),
+    ("memo", ("MEMBER#7", "MEMO#1"), "text", "Return by Monday"),
 ]
 URLCONF = f"{__package__}.library_urls"
+
+
+class AuthorAdmin(ModelAdmin):
+    # The discriminator's copy in the overloaded index key says it too, as a team writes it.
+    item_condition = Author.GSI1PK == "AUTHOR"
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +122,8 @@ def library(request, db, settings) -> Iterator:
     for item in ITEMS:
         engine.client.put_item(TableName=TABLE, Item=item)
     site = DynamoAdminSite()
-    for model in (Author, Book, Map, Loan):
+    site.register(Author, AuthorAdmin)
+    for model in (Book, Map, Loan, Memo):
         site.register(model, ModelAdmin)
     module = types.ModuleType(URLCONF)
     module.urlpatterns = [path("admin/", site.urls)]

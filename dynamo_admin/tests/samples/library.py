@@ -4,7 +4,8 @@ the overloaded index's key.
 
 `PK`/`SK` keys; `GSI1` is overloaded (each type copies its discriminator value into `GSI1PK`,
 so one Query lists a type); `ByKind` is keyed by the discriminator attribute `type` itself.
-Loans keep their type in `GSI1PK` only: their discriminator is the index's hash key.
+Loans keep their type in `GSI1PK` only: their discriminator is the index's hash key; memos in
+`GSI1SK`, the index's sort key.
 """
 
 from __future__ import annotations
@@ -88,7 +89,23 @@ class Loan(Record, discriminator="LOAN"):
     member = UnicodeAttribute(null=True)
 
 
-LIBRARY = (Entry, Author, Book, Map, Record, Loan)
+class Note(Model):
+    class Meta(LibraryMeta):
+        pass
+
+    PK = UnicodeAttribute(hash_key=True)
+    SK = UnicodeAttribute(range_key=True)
+    GSI1PK = UnicodeAttribute(null=True)
+    GSI1SK = DiscriminatorAttribute()  # the type is the overloaded index's sort key
+
+
+class Memo(Note, discriminator="MEMO"):
+    text = UnicodeAttribute(null=True)
+
+    gsi1 = Gsi1()  # declared on the subclass only
+
+
+LIBRARY = (Entry, Author, Book, Map, Record, Loan, Note, Memo)
 
 
 def make_library_table(client) -> None:
