@@ -21,6 +21,7 @@ from .models import MISSING_LOG, AdminLog, is_missing_table
 from .options import DynamoModelAdmin
 from .permissions import registered_models
 from .tables import may_browse
+from .views.tables import table_urls
 
 
 class DynamoAdminSite(AdminSite):
@@ -70,8 +71,6 @@ class DynamoAdminSite(AdminSite):
 
     def get_urls(self):
         """Django's URLs, after the Tables pages (`tables/`) of any allowed DynamoDB table."""
-        from .views.tables import table_urls
-
         return [*table_urls(self), *super().get_urls()]
 
     # --- index -------------------------------------------------------------------------
