@@ -25,7 +25,7 @@ from moto.core.models import responses_mock
 from dynamo import local, meter, tables
 from dynamo.models import client_for, configure
 from tests import dynamodb_calls
-from tests.helpers import clear_caches, empty_tables
+from tests.helpers import clear_caches, empty_tables, forget_stream_records
 
 ENGINES = ("moto", "local")
 PARTIQL_OPERATIONS = ("ExecuteStatement", "ExecuteTransaction", "BatchExecuteStatement")
@@ -161,7 +161,10 @@ def dynamo(engine) -> Iterator[str]:
         # A process the test started (a command, a killed run) wrote where no handler sees.
         everything = unemptied.processes != processes
         written = unemptied.written_at(endpoint)
-        empty_tables([m for m in models if everything or m.Meta.table_name in written])
+        emptied = [m for m in models if everything or m.Meta.table_name in written]
+        empty_tables(emptied)
+        if engine == "moto":
+            forget_stream_records(emptied)
         unemptied.forget(endpoint)
 
 

@@ -39,6 +39,23 @@ def empty_tables(models) -> None:
         batch_delete(model, model.scan())
 
 
+def forget_stream_records(models) -> None:
+    """Drop the records moto keeps in these models' streams (tests on moto only).
+
+    moto copies every table, its stream's records included, for each TransactWriteItems: a
+    stream kept over a worker's tests made each transaction slower and bigger than the last
+    (gigabytes by the end of a run). The tests empty `jobs`, so no checkpoint outlives them.
+    """
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    backend = dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"]
+    for model in models:
+        table = backend.tables.get(model.Meta.table_name)
+        if table is not None and table.stream_shard is not None:
+            table.stream_shard.items.clear()
+
+
 def run_together(work: Callable[[], Any], times: int) -> list[Any]:
     """Run `work` on `times` threads started together; return results, re-raise any error."""
     results: list[Any] = []
