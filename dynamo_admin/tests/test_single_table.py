@@ -53,6 +53,9 @@ from .samples.single import (
     make_shop_table,
 )
 
+# Models of the samples app: the package's tests install that app, not this module's
+# folder (dynamo_admin.tests in the checkout, dynamo_admin_tests beside the wheel).
+SAMPLES = f"{__package__}.samples"
 CUSTOMERS = "/admin/samples/customer/"
 ORDERS = "/admin/samples/order/"
 SETTINGS = "/admin/samples/setting/"
@@ -528,6 +531,8 @@ def test_an_item_condition_on_an_attribute_no_key_holds_is_refused():
 class Note(PynamoModel):
     """A plain model on the shop's table that no admin says anything about."""
 
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(ShopMeta):
         pass
 
@@ -724,6 +729,8 @@ def test_one_batch_get_makes_each_item_by_the_model_it_was_asked_for(shop):
 class Label(PynamoModel):
     """Labels and colours share a table keyed by `id` alone (`LABEL#…`, `COLOUR#…`)."""
 
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(ShopMeta):
         table_name = "Tags"
 
@@ -732,6 +739,8 @@ class Label(PynamoModel):
 
 
 class Colour(PynamoModel):
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(ShopMeta):
         table_name = "Tags"
 

@@ -36,6 +36,9 @@ from .engines import canonical, empty, point, tables_dropped_after
 from .pages import form_fields
 from .samples.models import SampleMeta
 
+# Models of the samples app: the package's tests install that app, not this module's
+# folder (dynamo_admin.tests in the checkout, dynamo_admin_tests beside the wheel).
+SAMPLES = f"{__package__}.samples"
 TABLE = "EcommerceTable"
 
 
@@ -53,6 +56,8 @@ class Gsi1(GlobalSecondaryIndex):
 
 
 class Customer(Model):
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(BookMeta):
         pass
 
@@ -64,6 +69,8 @@ class Customer(Model):
 
 
 class CustomerEmail(Model):
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(BookMeta):
         pass
 
@@ -73,6 +80,8 @@ class CustomerEmail(Model):
 
 
 class Order(Model):
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(BookMeta):
         pass
 
@@ -88,6 +97,8 @@ class Order(Model):
 
 
 class OrderItem(Model):
+    __module__ = SAMPLES  # an installed app's, wherever the tests run
+
     class Meta(BookMeta):
         pass
 
@@ -267,7 +278,7 @@ def staff(book) -> Client:
 
 
 def url(model: str, pk: str, sk: str, view: str = "change") -> str:
-    return f"/admin/dynamo_admin/{model}/{quote(pk)},{quote(sk)}/{view}/"
+    return f"/admin/samples/{model}/{quote(pk)},{quote(sk)}/{view}/"
 
 
 def whole_table(engine) -> list[str]:
@@ -284,7 +295,7 @@ def whole_table(engine) -> list[str]:
     ],
 )
 def test_each_entity_lists_exactly_its_items(staff, model, keys):
-    page = staff.get(f"/admin/dynamo_admin/{model}/").content.decode()
+    page = staff.get(f"/admin/samples/{model}/").content.decode()
 
     shown = {
         item["SK"]["S"] for item in ITEMS if url(model, item["PK"]["S"], item["SK"]["S"]) in page
