@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -145,7 +146,12 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         owners.append(None)
     connection = type(writes[0].item)._get_connection().connection  # metered like every call
     try:
-        connection.dispatch(TRANSACT_WRITE_ITEMS, {TRANSACT_ITEMS: requests})
+        # The token makes botocore's own retry of a call that timed out after DynamoDB applied
+        # it a success, not a second attempt refused by the conditions the first one met.
+        token = uuid.uuid4().hex
+        connection.dispatch(
+            TRANSACT_WRITE_ITEMS, {TRANSACT_ITEMS: requests, "ClientRequestToken": token}
+        )
     except BOTOCORE_EXCEPTIONS as exc:
         for write in writes:
             write.rows_written = False
