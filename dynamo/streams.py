@@ -58,6 +58,13 @@ class Shard:
     def closed(self) -> bool:
         return self.ending is not None
 
+    def can_hold(self, number: str) -> bool:
+        """Return whether the shard's range reaches a sequence number (an open one's has no end)."""
+        wanted = sequence(number)
+        return sequence(self.starting) <= wanted and (
+            self.ending is None or wanted <= sequence(self.ending)
+        )
+
 
 def shards(client: Any, stream_arn: str) -> list[Shard]:
     """Return every shard the stream still holds, each parent before its children."""
@@ -130,6 +137,40 @@ def read(client: Any, shard_iterator: str, limit: int | None = None) -> Page:
     """Return the next records of a shard (an expired iterator raises ExpiredIteratorException)."""
     got = client.get_records(ShardIterator=shard_iterator, Limit=limit or PAGE_LIMIT)
     return Page(got.get("Records", []), got.get("NextShardIterator"))
+
+
+# How a shard answers for a sequence number that is not its own, seen on the engines: DynamoDB
+# Local refuses one below its oldest record (ValidationException under the shard's starting
+# number, TrimmedDataAccessException above it), gives its next record for one between two of
+# its records, and an empty page past its latest; moto, whose numbers follow each other without
+# gaps, gives an empty page past its latest (and fails outright below a shard's starting number,
+# where no caller asks). A shard gone from the stream holds nothing either. DynamoDB may answer
+# an empty page short of a record it holds: then the number looks held by no shard, and the
+# caller fails rather than guesses.
+NOT_HELD = ("ValidationException", "TrimmedDataAccessException", "ResourceNotFoundException")
+
+
+def record_at(client: Any, stream_arn: str, shard_id: str, number: str) -> dict[str, Any] | None:
+    """Return the shard's record with exactly this sequence number, or None when it has none.
+
+    Two calls: an iterator AT_SEQUENCE_NUMBER and one record read from it. Whether the number
+    is the shard's is told by the record that comes back, not by the calls succeeding.
+    """
+    try:
+        position = client.get_shard_iterator(
+            StreamArn=stream_arn,
+            ShardId=shard_id,
+            ShardIteratorType="AT_SEQUENCE_NUMBER",
+            SequenceNumber=number,
+        )["ShardIterator"]
+        page = read(client, position, limit=1)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] in NOT_HELD:
+            return None
+        raise
+    if page.records and sequence(page.records[0]["dynamodb"]["SequenceNumber"]) == sequence(number):
+        return page.records[0]
+    return None
 
 
 def expired(exc: ClientError) -> bool:

@@ -9,9 +9,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from io import StringIO
 
+import boto3
 import pytest
+from botocore.exceptions import ClientError
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
@@ -270,7 +273,8 @@ def test_the_lambdas_role_grants_what_its_handler_does_and_what_lambda_polls_wit
         (action, suffix_of(target)) for call in meter.calls for action, target in call.targets
     }
     assert performed <= role, performed - role
-    # Lambda's poller reads the stream with the same role; the handler itself does not.
+    # Lambda's poller reads the stream with the same role; the handler itself reads it only to
+    # tell apart several open shards (tests below), and this stream has one.
     assert {action for action, _ in role - performed} == {
         "GetRecords",
         "GetShardIterator",
@@ -343,3 +347,200 @@ def test_a_rebuild_corrects_counts_that_went_wrong_and_says_by_how_much(board):
     assert "corrected the kept counts, off by 3 in all" in lines["xp"]
     assert all("the kept counts were exact" in lines[m] for m in ("streak", "accuracy"))
     assert sum(tiers.pointers(["xp"])["xp"].counts) == LEARNERS
+
+
+# --- a Lambda batch finds its shard among several open ones -----------------------------------
+START = 100  # where the fake shards' ranges start: both reach every number from here on
+
+
+def numbered(records: list[dict], first: int, step: int) -> list[dict]:
+    """Return copies of records numbered first, first + step, ... (21 digits, as streams do)."""
+    return [
+        r | {"dynamodb": r["dynamodb"] | {"SequenceNumber": str(first + i * step).zfill(21)}}
+        for i, r in enumerate(records)
+    ]
+
+
+class FakeStreams:
+    """A DynamoDB Streams client over open shards given as their records, counting its calls.
+
+    Asked at a number a shard does not hold, it answers as DynamoDB Local does (the shard's next
+    record, or an empty page past its latest) or, when `refuses`, with a ValidationException.
+    """
+
+    def __init__(self, shards: dict[str, list[dict]], refuses: bool = False) -> None:
+        self.shards = shards
+        self.refuses = refuses
+        self.calls: list[str] = []
+
+    def describe_stream(self, StreamArn, **_):
+        self.calls.append("DescribeStream")
+        start = str(START).zfill(21)
+        return {
+            "StreamDescription": {
+                "Shards": [
+                    {"ShardId": shard_id, "SequenceNumberRange": {"StartingSequenceNumber": start}}
+                    for shard_id in self.shards
+                ]
+            }
+        }
+
+    def get_shard_iterator(self, StreamArn, ShardId, ShardIteratorType, SequenceNumber):
+        self.calls.append("GetShardIterator")
+        held = [upkeep.sequence_of(r) for r in self.shards[ShardId]]
+        if self.refuses and SequenceNumber not in held:
+            error = {"Code": "ValidationException", "Message": "Invalid SequenceNumber"}
+            raise ClientError({"Error": error}, "GetShardIterator")
+        return {"ShardIterator": f"{ShardId}|{SequenceNumber}"}
+
+    def get_records(self, ShardIterator, Limit):
+        self.calls.append("GetRecords")
+        shard_id, number = ShardIterator.split("|")
+        later = [r for r in self.shards[shard_id] if int(upkeep.sequence_of(r)) >= int(number)]
+        return {"Records": later[:Limit], "NextShardIterator": ShardIterator}
+
+
+def records_since_rebuild() -> tuple[str, list[dict]]:
+    """Return the stream's ARN and the records its shard got after the last rebuild's checkpoint."""
+    arn, shard_id, records = stream_records()
+    done = Job.get(upkeep.checkpoint_name(shard_id)).watermark
+    return arn, [r for r in records if streams.sequence(upkeep.sequence_of(r)) > int(done)]
+
+
+def true_counts() -> dict[str, tuple[int, ...]]:
+    """Return each board's learners per tier of its current pointer, counted from the table."""
+    learners = listed()
+    found = {}
+    for metric, pointer in tiers.pointers(METRICS, consistent_read=True).items():
+        scores = Counter(getattr(s, metric) for s in learners if getattr(s, metric) is not None)
+        found[metric] = tuple(tiers.per_tier(scores, list(pointer.ceilings)))
+    return found
+
+
+def watermark(shard_id: str) -> str | None:
+    job = Job.get_or_none(upkeep.checkpoint_name(shard_id), consistent_read=True)
+    return job.watermark if job is not None else None
+
+
+@pytest.fixture
+def two_shards(board, monkeypatch):
+    """Changes since a rebuild, spread over two open shards whose numbers interleave."""
+    rebuild()
+    sessions(20, seed=11)
+    arn, records = records_since_rebuild()
+    shards = {
+        "shardId-a": numbered(records[0::2], START + 1, 2),
+        "shardId-b": numbered(records[1::2], START + 2, 2),
+    }
+    return arn, shards
+
+
+@pytest.mark.parametrize("refuses", [False, True], ids=["next-record", "refused"])
+def test_a_lambda_batch_lands_on_the_checkpoint_of_the_open_shard_holding_it(
+    two_shards, monkeypatch, refuses
+):
+    arn, shards = two_shards
+    fake = FakeStreams(shards, refuses)
+    monkeypatch.setattr(streams, "client_for", lambda model: fake)
+
+    first = upkeep.handler(lambda_event(arn, shards["shardId-b"]))
+
+    assert first == {"applied": len(shards["shardId-b"]), "repeated": 0}
+    assert watermark("shardId-b") == upkeep.sequence_of(shards["shardId-b"][-1])
+    assert watermark("shardId-a") is None
+    # Both ranges reach the number: each shard was asked once for its record there.
+    assert fake.calls.count("GetShardIterator") == 2
+    upkeep.handler(lambda_event(arn, shards["shardId-a"]))
+    assert watermark("shardId-a") == upkeep.sequence_of(shards["shardId-a"][-1])
+    assert kept_counts() == true_counts()  # every change applied once, wherever it came from
+
+
+def test_a_lambda_batch_delivered_twice_among_several_shards_changes_nothing(
+    two_shards, monkeypatch
+):
+    arn, shards = two_shards
+    monkeypatch.setattr(streams, "client_for", lambda model: FakeStreams(shards))
+    event = lambda_event(arn, shards["shardId-a"])
+    upkeep.handler(event)
+    after_first = kept_counts()
+
+    again = upkeep.handler(event)
+
+    assert again == {"applied": 0, "repeated": len(shards["shardId-a"])}
+    assert kept_counts() == after_first
+    assert watermark("shardId-b") is None
+
+
+def fake_record(number: int) -> dict:
+    return {"dynamodb": {"SequenceNumber": str(number).zfill(21)}}
+
+
+@pytest.mark.parametrize("refuses", [False, True], ids=["next-record", "refused"])
+@pytest.mark.parametrize("number", [START, START + 50], ids=["between-records", "past-latest"])
+def test_a_number_no_open_shard_holds_fails_the_batch_naming_it(monkeypatch, refuses, number):
+    shards = {
+        "shardId-a": [fake_record(START + 1), fake_record(START + 3)],
+        "shardId-b": [fake_record(START + 2), fake_record(START + 4)],
+    }
+    monkeypatch.setattr(streams, "client_for", lambda model: FakeStreams(shards, refuses))
+
+    wanted = str(number).zfill(21)
+    with pytest.raises(
+        upkeep.UpkeepError, match=f"No shard of arn:s holds sequence number {wanted}."
+    ):
+        upkeep.handler(lambda_event("arn:s", [fake_record(number)]))
+
+
+def test_a_stream_with_one_shard_reaching_the_number_costs_no_stream_read(monkeypatch):
+    fake = FakeStreams({"shardId-a": [fake_record(START + 1)]})
+    monkeypatch.setattr(streams, "client_for", lambda model: fake)
+
+    assert upkeep.shard_of("arn:s", str(START + 1).zfill(21)) == "shardId-a"
+    assert fake.calls == ["DescribeStream"]
+
+
+def test_a_shard_gives_its_own_record_at_a_number_and_nothing_for_another(board, dynamo):
+    sessions(3, seed=2)
+    arn, shard_id, records = stream_records()
+    client = streams.client_for(UserStats)
+    own = upkeep.sequence_of(records[-2])
+    past = str(int(upkeep.sequence_of(records[-1])) + 1).zfill(len(own))
+
+    assert upkeep.sequence_of(streams.record_at(client, arn, shard_id, own)) == own
+    assert streams.record_at(client, arn, shard_id, past) is None  # both: an empty page
+    if dynamo == "local":
+        # DynamoDB Local numbers the records of every stream from one counter, so another
+        # table's record falls between two of this shard's: asked there, the shard gives its
+        # next record, which is not the one asked for.
+        between = other_streams_number_between(lambda: sessions(1, seed=3))
+        assert streams.record_at(client, arn, shard_id, between) is None
+
+
+def other_streams_number_between(write_here) -> str:
+    """Write to a scratch table with a stream, then here; return the scratch record's number."""
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=UserStats.Meta.host,
+        region_name=UserStats.Meta.region,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    name = f"{SHARED_PREFIX}scratch-stream"
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
+    )
+    try:
+        write_here()
+        client.put_item(TableName=name, Item={"k": {"S": "one"}})
+        write_here()
+        arn = client.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+        stream_client = streams.client_for(UserStats)
+        shard = streams.shards(stream_client, arn)[0]
+        (page,) = streams.records_after(stream_client, arn, shard, None)
+        return upkeep.sequence_of(page[0])
+    finally:
+        client.delete_table(TableName=name)

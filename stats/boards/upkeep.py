@@ -13,6 +13,11 @@ is still where the batch was read against: a batch delivered twice is applied on
 count's update is conditional on the board's generation, so a batch never lands on tiers a
 rebuild has just replaced.
 
+`consume_streams` reads shard by shard and knows each batch's; a Lambda batch does not say
+which shard it came from, so the handler finds it (shard_of): the one shard whose range can
+hold the batch's first sequence number, or, when several open shards can (a table of several
+partitions), the one whose record at that number is exactly it.
+
 A rebuild hands its new generation over without losing a change made during its pass (see
 hand_over): it reads the stream itself from the checkpoints it saw before the pass, so it
 knows every learner who moved meanwhile and counts each of them where the checkpoints it
@@ -219,24 +224,34 @@ class Stream:
 
 
 def shard_of(stream_arn: str, sequence_number: str) -> str:
-    """Return the shard holding a sequence number (a Lambda batch does not name its shard).
+    """Return the shard holding a sequence number: a Lambda batch does not name its shard.
 
-    Raise UpkeepError unless exactly one shard's range holds it: the batch then fails loudly
-    and Lambda retries it, then sends it to the on-failure queue.
+    The candidates are the shards whose range reaches the number. A closed shard's range ends,
+    but every open shard's reaches any later number, and a table of several partitions has
+    several open at once: then each candidate is asked for its record at that number (two
+    stream reads apiece) and the one that has it is the batch's. Raise UpkeepError when none
+    or more than one does: the batch then fails loudly and Lambda retries it, then sends it to
+    the on-failure queue.
+
+    Nothing is kept between batches. A new batch starts at a number no earlier batch showed,
+    so no earlier answer names its shard; and a shard list kept for later goes stale when a
+    shard rolls over (every few hours): a stale list whose one open shard has since closed
+    would hand its child's batches to its checkpoint, unchecked.
     """
     client = streams.client_for(UserStats)
-    wanted = streams.sequence(sequence_number)
-    holding = [
-        shard.shard_id
-        for shard in streams.shards(client, stream_arn)
-        if streams.sequence(shard.starting) <= wanted
-        and (shard.ending is None or wanted <= streams.sequence(shard.ending))
-    ]
-    if len(holding) != 1:
-        raise UpkeepError(
-            f"Sequence number {sequence_number} lies in {len(holding)} shards of {stream_arn}."
-        )
-    return holding[0]
+    holding = [s for s in streams.shards(client, stream_arn) if s.can_hold(sequence_number)]
+    if len(holding) > 1:
+        holding = [
+            s
+            for s in holding
+            if streams.record_at(client, stream_arn, s.shard_id, sequence_number) is not None
+        ]
+    if not holding:
+        raise UpkeepError(f"No shard of {stream_arn} holds sequence number {sequence_number}.")
+    if len(holding) > 1:
+        names = ", ".join(s.shard_id for s in holding)
+        raise UpkeepError(f"Sequence number {sequence_number} is in several shards: {names}.")
+    return holding[0].shard_id
 
 
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
