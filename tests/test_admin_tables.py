@@ -53,6 +53,28 @@ def test_an_item_edit_moves_the_learners_version_and_is_in_its_history(admin_cli
     assert AdminLog.history(stored)[0].changes["name"][1] == {"S": "Alice Pleasance Liddell"}
 
 
+def test_an_item_save_posted_twice_writes_once_and_refuses_the_retry(admin_client_, alice):
+    key = urlencode({"key": json.dumps({"username": {"S": "alice"}})})
+    url = f"/admin/tables/{User.Meta.table_name}/item/?{key}"
+    form = form_fields(admin_client_, url)
+    typed = json.loads(form["item"])
+    typed["name"] = {"S": "Alice Pleasance Liddell"}
+    form["item"] = json.dumps(typed)
+
+    first = admin_client_.post(url, form)
+    # The same form again, as a browser retrying the POST sends it: the values it showed are
+    # gone (the name and the version the first save moved), so it is a raced save.
+    again = admin_client_.post(url, form)
+
+    assert first.status_code == 302, first.content.decode()
+    assert again.status_code == 200 and "changed since this page read it" in again.content.decode()
+    stored = User.get("alice")
+    assert stored.name == "Alice Pleasance Liddell" and stored.version == alice.version + 1
+    assert [entry.changes["name"][1] for entry in AdminLog.history(stored)] == [
+        {"S": "Alice Pleasance Liddell"}
+    ]
+
+
 def test_a_multi_attribute_index_is_listed_and_its_query_refused_with_a_reason(
     admin_client_, dynamo
 ):

@@ -289,6 +289,30 @@ def test_a_raced_save_is_refused_and_shows_both_versions(boss, music):
     assert get_item(music, "Acme Band", "Happy Day")["Awards"] == {"N": "3"}
 
 
+def test_a_save_posted_twice_writes_once_and_refuses_the_retry(boss, music):
+    url = item_url("No One You Know", "Odd Song")
+    before = get_item(music, "No One You Know", "Odd Song")
+    history = "dynamo_admin.table.Music:No One You Know/Odd Song"
+    earlier = len(list(AdminLog.query(history)))  # other tests' saves of this item
+    form = form_fields(boss, url)
+    typed = json.loads(form["item"])
+    typed["AlbumTitle"] = {"S": "Very Famous"}
+    form["item"] = json.dumps(typed)
+
+    first = boss.post(url, form)
+    # The same form again, as a browser retrying the POST sends it: the title it showed is
+    # gone, so it is a raced save, refused, and nothing is written a second time.
+    again = boss.post(url, form)
+
+    assert first.status_code == 302, first.content.decode()
+    assert again.status_code == 200 and b"changed since this page read it" in again.content
+    assert get_item(music, "No One You Know", "Odd Song") == {
+        **before,
+        "AlbumTitle": {"S": "Very Famous"},
+    }
+    assert len(list(AdminLog.query(history))) == earlier + 1
+
+
 def test_bad_json_is_refused_with_its_line_and_column(boss, music):
     url = item_url("Acme Band", "Happy Day")
     form = form_fields(boss, url)
