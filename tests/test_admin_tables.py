@@ -91,6 +91,28 @@ def test_a_multi_attribute_index_is_listed_and_its_query_refused_with_a_reason(
     assert "has a key of several attributes" in query.content.decode()
 
 
+def test_a_multi_attribute_index_is_offered_for_scans_only_and_scanned(admin_client_, alice):
+    from stats.models import UserStats
+
+    url = f"/admin/tables/{UserStats.Meta.table_name}/"
+    chosen = {"index": "gsi_leaderboard_xp", "mode": "scan"}
+
+    blank = admin_client_.get(url).content.decode()
+    scanned = admin_client_.get(url, chosen)
+    filtered = admin_client_.get(url, {**chosen, "f0": "xp", "o0": ">", "v0": "100"})
+    none = admin_client_.get(url, {**chosen, "f0": "xp", "o0": ">", "v0": "500"})
+
+    assert "gsi_leaderboard_xp (leaderboard_partition, xp + username) &ndash; Scan only" in blank
+    assert 'id="multi-attribute-key"' not in blank
+    # Chosen, the form says why there is nothing to Query by, rather than offering the first
+    # key attribute alone as if it were the index's key.
+    page = scanned.content.decode()
+    assert scanned.status_code == 200 and 'id="multi-attribute-key"' in page
+    assert "cannot Query it" in page and 'name="pk"' not in page
+    assert [row["key"] for row in scanned.context["rows"]] == ['{"username":{"S":"alice"}}']
+    assert len(filtered.context["rows"]) == 1 and none.context["rows"] == []
+
+
 def test_a_password_hash_is_never_shown_exported_nor_written(admin_client_, alice):
     from django.core import signing
 

@@ -222,6 +222,51 @@ def test_a_query_the_page_cannot_run_is_a_400_saying_why(browser, query):
     assert b'id="query-error"' in response.content
 
 
+def test_an_index_keyed_by_several_attributes_is_scanned_and_its_query_refused(
+    boss, music, settings
+):
+    settings.DYNAMO_ADMIN_TABLES = [*ALLOWED, "Scores"]
+    attributes = {"Player": "S", "Game": "S", "Region": "S", "Score": "N"}
+    music.client.create_table(
+        TableName="Scores",
+        KeySchema=[{"AttributeName": "Player", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": name, "AttributeType": kind} for name, kind in attributes.items()
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by-game",  # DynamoDB's multi-attribute keys: two hash attributes
+                "KeySchema": [
+                    {"AttributeName": "Game", "KeyType": "HASH"},
+                    {"AttributeName": "Region", "KeyType": "HASH"},
+                    {"AttributeName": "Score", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    try:
+        for player, score in (("ada", "7"), ("bob", "3")):
+            item = {"Player": player, "Game": "chess", "Region": "eu", "Score": score}
+            music.client.put_item(
+                TableName="Scores", Item={k: {attributes[k]: v} for k, v in item.items()}
+            )
+        url, chosen = "/admin/tables/Scores/", {"index": "by-game"}
+
+        blank = boss.get(url).content.decode()
+        scanned = boss.get(url, {**chosen, "mode": "scan", "f0": "Score", "o0": ">", "v0": "5"})
+        queried = boss.get(url, {**chosen, "mode": "query", "pk": "chess"})
+    finally:
+        music.client.delete_table(TableName="Scores")
+
+    assert "by-game (Game + Region, Score) &ndash; Scan only" in blank
+    assert scanned.status_code == 200 and b'id="multi-attribute-key"' in scanned.content
+    assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"ada"}}']
+    assert queried.status_code == 400
+    assert b"has a key of several attributes (Game + Region, Score)" in queried.content
+
+
 # --- an item --------------------------------------------------------------------------------
 def test_an_item_shows_its_types_and_when_it_expires(browser):
     page = browser.get(item_url("No One You Know", "Odd Song")).content.decode()
