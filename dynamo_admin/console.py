@@ -156,6 +156,12 @@ class Console:
     def is_query(self) -> bool:
         return self.mode == "query"
 
+    @property
+    def queryable(self) -> bool:
+        """Return whether the console can Query what it reads: not an index whose key has
+        several attributes (its form then shows no key fields)."""
+        return not (self.index and self.index.multi_attribute)
+
     def needs_confirmation(self) -> bool:
         """Return whether this read is a Scan of a table too big to scan without a click."""
         return (
@@ -189,7 +195,7 @@ class Console:
         return expression.into(request)
 
     def key_condition(self, expression: Expression) -> str:
-        if self.index and self.index.multi_attribute:
+        if not self.queryable:
             raise BadQuery(
                 _(
                     "The index %(name)s has a key of several attributes (%(keys)s): query it "

@@ -262,6 +262,7 @@ def test_an_index_keyed_by_several_attributes_is_scanned_and_its_query_refused(
 
     assert "by-game (Game + Region, Score) &ndash; Scan only" in blank
     assert scanned.status_code == 200 and b'id="multi-attribute-key"' in scanned.content
+    assert b'<option value="by-game" selected>' in scanned.content
     assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"ada"}}']
     assert queried.status_code == 400
     assert b"has a key of several attributes (Game + Region, Score)" in queried.content
