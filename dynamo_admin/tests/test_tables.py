@@ -222,7 +222,7 @@ def test_a_query_the_page_cannot_run_is_a_400_saying_why(browser, query):
     assert b'id="query-error"' in response.content
 
 
-def test_an_index_keyed_by_several_attributes_is_scanned_and_its_query_refused(
+def test_an_index_keyed_by_several_attributes_is_queried_on_each_partition_attribute(
     boss, music, settings
 ):
     settings.DYNAMO_ADMIN_TABLES = [*ALLOWED, "Scores"]
@@ -254,18 +254,26 @@ def test_an_index_keyed_by_several_attributes_is_scanned_and_its_query_refused(
             )
         url, chosen = "/admin/tables/Scores/", {"index": "by-game"}
 
-        blank = boss.get(url).content.decode()
-        scanned = boss.get(url, {**chosen, "mode": "scan", "f0": "Score", "o0": ">", "v0": "5"})
-        queried = boss.get(url, {**chosen, "mode": "query", "pk": "chess"})
+        blank = boss.get(url, chosen).content.decode()
+        query = {**chosen, "mode": "query", "pk": "chess", "pk1": "eu"}
+        queried = boss.get(url, {**query, "sk_op": ">", "sk": "5"})
+        every = boss.get(url, query)
+        halved = boss.get(url, {**query, "pk1": ""})
+        scanned = boss.get(url, {**chosen, "mode": "scan", "f0": "Score", "o0": "<", "v0": "5"})
     finally:
         music.client.delete_table(TableName="Scores")
 
-    assert "by-game (Game + Region, Score) &ndash; Scan only" in blank
-    assert scanned.status_code == 200 and b'id="multi-attribute-key"' in scanned.content
-    assert b'<option value="by-game" selected>' in scanned.content
-    assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"ada"}}']
-    assert queried.status_code == 400
-    assert b"has a key of several attributes (Game + Region, Score)" in queried.content
+    # One field for each partition attribute, then the condition on the sort attribute.
+    assert 'name="pk" id="id_pk"' in blank and 'name="pk1" id="id_pk1"' in blank
+    assert '<label for="id_pk1">Region =</label>' in blank
+    assert 'id="multi-attribute-key"' in blank and '<option value="by-game" selected>' in blank
+    assert [row["key"] for row in queried.context["rows"]] == ['{"Player":{"S":"ada"}}']
+    assert [row["key"] for row in every.context["rows"]] == [
+        '{"Player":{"S":"bob"}}',
+        '{"Player":{"S":"ada"}}',
+    ]
+    assert halved.status_code == 400 and b"needs the value of Region" in halved.content
+    assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"bob"}}']
 
 
 # --- an item --------------------------------------------------------------------------------
