@@ -1,7 +1,7 @@
 """The Tables console's Query beside the boto3 Query that reads the same items (the floor).
 
 Run: .venv/bin/python bench/table_console.py [--songs 2000] [--rounds 200] [--warmup 300]
-                                              [--cprofile]
+                                              [--cprofile [page|chrome]]
 DynamoDB Local in memory; a Music table made by boto3 (no model) under the bench's prefix,
 one artist with `--songs` songs. Each round the page `/admin/tables/bench-Music/?mode=query
 &pk=…&sk_op=between&sk=…&sk2=…` (50 songs) is fetched in process through Django's test
@@ -11,9 +11,10 @@ unrecorded first: DynamoDB Local runs on the JVM, whose calls are slow until the
 few hundred times. Django's password change page, an admin page that reads nothing from
 DynamoDB, takes its turn too: the cost of the admin's middleware and chrome alone. Prints a
 Markdown table: p50 and p95 of each, the page's p50 over the floor's (the goal: at most 2x),
-and the page's DynamoDB calls. `--cprofile` profiles the page's recorded rounds and prints
-the functions with most cumulative and most own time (cProfile slows Python more than
-waiting: it says where the page's time goes, not how long it takes without it).
+and the page's DynamoDB calls. `--cprofile` profiles the page's recorded rounds (`--cprofile
+chrome`: the password change page's) and prints the functions with most cumulative and most
+own time (cProfile slows Python more than waiting: it says where the time goes, not how long
+it takes without it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 from common import engine
 
@@ -65,7 +67,13 @@ def main() -> None:
     parser.add_argument("--songs", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=300)
-    parser.add_argument("--cprofile", action="store_true", help="profile the page's rounds")
+    parser.add_argument(
+        "--cprofile",
+        nargs="?",
+        const="page",
+        choices=("page", "chrome"),
+        help="profile the page's rounds (or the password change page's)",
+    )
     args = parser.parse_args()
     # Django's own tables (the staff user, its session) in a throwaway SQLite file.
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,12 +106,14 @@ def measure(args) -> tuple[dict[str, list[float]], int]:
         url = f"/admin/tables/{TABLE}/"
         query = {"mode": "query", "pk": ARTIST, "sk_op": "between", "sk": first, "sk2": last}
 
+        def fetch(side: str, *request) -> Any:
+            if profiler is not None and args.cprofile == side:
+                return profiler.runcall(staff.get, *request)
+            return staff.get(*request)
+
         def page() -> float:
             started = time.perf_counter()
-            if profiler is not None:
-                response = profiler.runcall(staff.get, url, query)
-            else:
-                response = staff.get(url, query)
+            response = fetch("page", url, query)
             seconds = time.perf_counter() - started
             assert response.status_code == 200 and response.content.count(b">Open</a>") == 50
             page.calls = response.wsgi_request.dynamo_meter.count
@@ -111,7 +121,7 @@ def measure(args) -> tuple[dict[str, list[float]], int]:
 
         def chrome() -> float:
             started = time.perf_counter()
-            response = staff.get("/admin/password_change/")
+            response = fetch("chrome", "/admin/password_change/")
             seconds = time.perf_counter() - started
             assert response.status_code == 200
             return seconds

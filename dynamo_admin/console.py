@@ -1,10 +1,12 @@
 """A table page's query, read from its URL: a Query of the table or an index, or a Scan.
 
-The query string is the whole query (bookmarkable): `index`, `mode` (query or scan), `pk`,
-`sk_op`, `sk`, `sk2`, `order`, filters `f<n>`/`o<n>`/`v<n>`/`w<n>`/`t<n>`, `columns`, `cursor`
-and `confirm`. Each value is typed as its attribute is stored: a key attribute as the table
-defines it, any other as its filter's type says (text unless told). A page reads at most
-MAX_CALLS pages of at most `per_page` items each, so a request's reads are bounded.
+The query string is the whole query (bookmarkable): `index`, `mode` (query or scan), `pk`
+(and `pk1` to `pk3` for the further partition attributes of an index with a multi-attribute
+key), `sk_op`, `sk`, `sk2` (a condition on the first sort attribute), `order`, filters
+`f<n>`/`o<n>`/`v<n>`/`w<n>`/`t<n>`, `columns`, `cursor` and `confirm`. Each value is typed
+as its attribute is stored: a key attribute as the table defines it, any other as its
+filter's type says (text unless told). A page reads at most MAX_CALLS pages of at most
+`per_page` items each, so a request's reads are bounded.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class Console:
     index: Index | None = None
     mode: str = "scan"
     pk: str = ""
+    more_pks: list[str] = field(default_factory=list)  # an index's further partition values
     sk_op: str = ""
     sk: str = ""
     sk2: str = ""
@@ -118,6 +121,7 @@ class Console:
         if console.mode not in ("query", "scan"):
             raise BadQuery(_("Choose Query or Scan."))
         console.pk = params.get("pk", "")
+        console.more_pks = [params.get(f"pk{n}", "") for n in range(1, len(console.hash_keys))]
         console.sk_op, console.sk, console.sk2 = (params.get(k, "") for k in ("sk_op", "sk", "sk2"))
         if console.sk_op and console.sk_op not in SORT_OPERATORS:
             raise BadQuery(_("Unknown sort key condition %(op)r.") % {"op": console.sk_op})
@@ -147,6 +151,27 @@ class Console:
     @property
     def hash_key(self) -> str:
         return self.index.hash_key if self.index else self.table.hash_key
+
+    @property
+    def hash_keys(self) -> list[str]:
+        """Return the partition attributes a Query gives a value for, in the key's order
+        (several for an index with a multi-attribute key)."""
+        return self.index.hash_keys if self.index else [self.table.hash_key]
+
+    @property
+    def multi_attribute(self) -> bool:
+        """Return whether the index read has a key of several attributes."""
+        return bool(self.index and self.index.multi_attribute)
+
+    @property
+    def key_fields(self) -> list[dict[str, str]]:
+        """Return the form's partition fields: each attribute, its parameter and value."""
+        params = ["pk", *(f"pk{n}" for n in range(1, len(self.hash_keys)))]
+        values = [self.pk, *self.more_pks]
+        return [
+            {"name": name, "param": param, "value": value}
+            for name, param, value in zip(self.hash_keys, params, values, strict=True)
+        ]
 
     @property
     def range_key(self) -> str | None:
@@ -189,19 +214,17 @@ class Console:
         return expression.into(request)
 
     def key_condition(self, expression: Expression) -> str:
-        if self.index and self.index.multi_attribute:
-            raise BadQuery(
-                _(
-                    "The index %(name)s has a key of several attributes (%(keys)s): query it "
-                    "with PartiQL, or Scan it with filters."
-                )
-                % {"name": self.index.name, "keys": self.index.key_text}
-            )
-        if not self.pk:
-            raise BadQuery(_("A Query needs the value of %(key)s.") % {"key": self.hash_key})
-        pk_name = expression.name(self.hash_key)
-        pk = expression.value(typed(self.pk, self.type_of(self.hash_key), self.hash_key))
-        condition = f"{pk_name} = {pk}"
+        """Return the key condition: each partition attribute equal to its value, then the
+        condition on the first sort attribute (a multi-attribute key's later ones are not
+        offered: DynamoDB takes them left to right, each after an equality on the one before)."""
+        parts = []
+        for key in self.key_fields:
+            name, value = key["name"], key["value"]
+            if not value:
+                raise BadQuery(_("A Query needs the value of %(key)s.") % {"key": name})
+            typed_value = expression.value(typed(value, self.type_of(name), name))
+            parts.append(f"{expression.name(name)} = {typed_value}")
+        condition = " AND ".join(parts)
         if not self.sk_op or self.range_key is None:
             return condition
         sk_name, kind = expression.name(self.range_key), self.type_of(self.range_key)

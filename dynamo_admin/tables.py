@@ -13,6 +13,7 @@ import fnmatch
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -145,7 +146,11 @@ class Index:
 
 @dataclass
 class Table:
-    """One table as DescribeTable (and DescribeTimeToLive) tell it."""
+    """One table as DescribeTable (and DescribeTimeToLive) tell it.
+
+    A description is never changed once read (the console reuses it for a minute), so what
+    is derived from it is worked out once: a page asks for the key names once per row.
+    """
 
     name: str
     description: dict[str, Any]
@@ -153,7 +158,7 @@ class Table:
     ttl_status: str = "DISABLED"
     indexes: list[Index] = field(default_factory=list)
 
-    @property
+    @cached_property
     def key_names(self) -> list[str]:
         """Return the table's key attributes, hash key first."""
         schema = sorted(self.description["KeySchema"], key=lambda k: k["KeyType"] != "HASH")
@@ -174,7 +179,7 @@ class Table:
     def range_key(self) -> str | None:
         return self.key_names[1] if len(self.key_names) > 1 else None
 
-    @property
+    @cached_property
     def attribute_types(self) -> dict[str, str]:
         """Return the type (S, N or B) of every attribute the table's or an index's keys use."""
         return {

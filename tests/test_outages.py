@@ -7,6 +7,7 @@ models get the web's default deadline rather than the test settings' longer one.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from unittest import mock
+from urllib.parse import urlencode
 
 import pytest
 from botocore.exceptions import ClientError
@@ -26,6 +28,7 @@ from catalog.models import Skill
 from dynamo import health, local, models, tables
 from dynamo.exceptions import outage_cause
 from dynamo.models import call_deadline, configure
+from dynamo_admin import tables as admin_tables
 from stats.models import UserStats
 from tests.helpers import clear_caches
 from users.models import User, UserSkill
@@ -124,17 +127,25 @@ def timed_get(client, url: str, **headers):
     return response, time.monotonic() - started
 
 
-def usual_times(client, own: OwnEngine) -> dict[str, float]:
+def tables_pages() -> list[str]:
+    """The Tables pages: the list, a Query of the users' table, alice's item (the module's
+    prefix is only known once its engine runs)."""
+    table = f"/admin/tables/{User.Meta.table_name}/"
+    key = urlencode({"key": json.dumps({"username": {"S": "alice"}})})
+    return ["/admin/tables/", f"{table}?mode=query&pk=alice", f"{table}item/?{key}"]
+
+
+def usual_times(client, own: OwnEngine, pages: list[str] = PAGES) -> dict[str, float]:
     """Check every page answers with the engine up; return how long each takes on this machine."""
     own.ensure_running()
     assert client.get("/healthz").status_code == 200
-    for url in PAGES:
+    for url in pages:
         # Once first, unjudged: a new engine's first calls (its JIT cold, beside another
         # worker) can outlast the web's deadline; this test is about the next ones.
         client.get(url)
     clear_caches()
     times = {}
-    for url in PAGES:
+    for url in pages:
         response, times[url] = timed_get(client, url)
         assert response.status_code == 200, url
     clear_caches()  # the leaderboard's cached page would hide the engine from the next reads
@@ -142,7 +153,7 @@ def usual_times(client, own: OwnEngine) -> dict[str, float]:
 
 
 def assert_every_page_answers_a_fast_503(client, usual: dict[str, float]) -> None:
-    for url in PAGES:
+    for url in usual:
         response, seconds = timed_get(client, url)
 
         assert response.status_code == 503, url
@@ -183,6 +194,30 @@ def test_a_stopped_engine_gets_a_503_from_every_page_at_once(admin_client_, own_
     kill(own_engine)
 
     assert_healthz_answers_503_in_time_naming_no_endpoint(admin_client_, own_engine)
+    assert_every_page_answers_a_fast_503(admin_client_, usual)
+
+
+def test_a_frozen_engine_gets_a_503_from_the_tables_pages_within_the_deadline(
+    admin_client_, own_engine
+):
+    usual = usual_times(admin_client_, own_engine, tables_pages())
+
+    with frozen(own_engine):
+        assert_every_page_answers_a_fast_503(admin_client_, usual)
+        # The table's description forgotten (a minute is over): DescribeTable is what waits.
+        with mock.patch.dict(admin_tables._described, clear=True):
+            response, seconds = timed_get(admin_client_, tables_pages()[1])
+        assert response.status_code == 503 and "Service unavailable" in response.content.decode()
+        assert seconds < PAGE_SECONDS + max(usual.values())
+
+    assert admin_client_.get(tables_pages()[1]).status_code == 200
+
+
+def test_a_stopped_engine_gets_a_503_from_the_tables_pages_at_once(admin_client_, own_engine):
+    usual = usual_times(admin_client_, own_engine, tables_pages())
+
+    kill(own_engine)
+
     assert_every_page_answers_a_fast_503(admin_client_, usual)
 
 

@@ -222,6 +222,60 @@ def test_a_query_the_page_cannot_run_is_a_400_saying_why(browser, query):
     assert b'id="query-error"' in response.content
 
 
+def test_an_index_keyed_by_several_attributes_is_queried_on_each_partition_attribute(
+    boss, music, settings
+):
+    settings.DYNAMO_ADMIN_TABLES = [*ALLOWED, "Scores"]
+    attributes = {"Player": "S", "Game": "S", "Region": "S", "Score": "N"}
+    music.client.create_table(
+        TableName="Scores",
+        KeySchema=[{"AttributeName": "Player", "KeyType": "HASH"}],
+        AttributeDefinitions=[
+            {"AttributeName": name, "AttributeType": kind} for name, kind in attributes.items()
+        ],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by-game",  # DynamoDB's multi-attribute keys: two hash attributes
+                "KeySchema": [
+                    {"AttributeName": "Game", "KeyType": "HASH"},
+                    {"AttributeName": "Region", "KeyType": "HASH"},
+                    {"AttributeName": "Score", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    try:
+        for player, score in (("ada", "7"), ("bob", "3")):
+            item = {"Player": player, "Game": "chess", "Region": "eu", "Score": score}
+            music.client.put_item(
+                TableName="Scores", Item={k: {attributes[k]: v} for k, v in item.items()}
+            )
+        url, chosen = "/admin/tables/Scores/", {"index": "by-game"}
+
+        blank = boss.get(url, chosen).content.decode()
+        query = {**chosen, "mode": "query", "pk": "chess", "pk1": "eu"}
+        queried = boss.get(url, {**query, "sk_op": ">", "sk": "5"})
+        every = boss.get(url, query)
+        halved = boss.get(url, {**query, "pk1": ""})
+        scanned = boss.get(url, {**chosen, "mode": "scan", "f0": "Score", "o0": "<", "v0": "5"})
+    finally:
+        music.client.delete_table(TableName="Scores")
+
+    # One field for each partition attribute, then the condition on the sort attribute.
+    assert 'name="pk" id="id_pk"' in blank and 'name="pk1" id="id_pk1"' in blank
+    assert '<label for="id_pk1">Region =</label>' in blank
+    assert 'id="multi-attribute-key"' in blank and '<option value="by-game" selected>' in blank
+    assert [row["key"] for row in queried.context["rows"]] == ['{"Player":{"S":"ada"}}']
+    assert [row["key"] for row in every.context["rows"]] == [
+        '{"Player":{"S":"bob"}}',
+        '{"Player":{"S":"ada"}}',
+    ]
+    assert halved.status_code == 400 and b"needs the value of Region" in halved.content
+    assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"bob"}}']
+
+
 # --- an item --------------------------------------------------------------------------------
 def test_an_item_shows_its_types_and_when_it_expires(browser):
     page = browser.get(item_url("No One You Know", "Odd Song")).content.decode()
@@ -287,6 +341,30 @@ def test_a_raced_save_is_refused_and_shows_both_versions(boss, music):
     again = {"shown": response.context["shown"], "item": form["item"]}
     assert boss.post(url, again).status_code == 302
     assert get_item(music, "Acme Band", "Happy Day")["Awards"] == {"N": "3"}
+
+
+def test_a_save_posted_twice_writes_once_and_refuses_the_retry(boss, music):
+    url = item_url("No One You Know", "Odd Song")
+    before = get_item(music, "No One You Know", "Odd Song")
+    history = "dynamo_admin.table.Music:No One You Know/Odd Song"
+    earlier = len(list(AdminLog.query(history)))  # other tests' saves of this item
+    form = form_fields(boss, url)
+    typed = json.loads(form["item"])
+    typed["AlbumTitle"] = {"S": "Very Famous"}
+    form["item"] = json.dumps(typed)
+
+    first = boss.post(url, form)
+    # The same form again, as a browser retrying the POST sends it: the title it showed is
+    # gone, so it is a raced save, refused, and nothing is written a second time.
+    again = boss.post(url, form)
+
+    assert first.status_code == 302, first.content.decode()
+    assert again.status_code == 200 and b"changed since this page read it" in again.content
+    assert get_item(music, "No One You Know", "Odd Song") == {
+        **before,
+        "AlbumTitle": {"S": "Very Famous"},
+    }
+    assert len(list(AdminLog.query(history))) == earlier + 1
 
 
 def test_bad_json_is_refused_with_its_line_and_column(boss, music):
