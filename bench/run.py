@@ -44,6 +44,7 @@ def plan(users: int) -> list[tuple[str, list[str]]]:
         ("A learner's page", ["learner_page.py", "--users", str(users)]),
         ("Exporting learners", ["export_items.py", "--users", str(users)]),
         ("The Tables console", ["table_console.py"]),
+        ("A model's botocore client", ["client_creation.py"]),
     ]
     for script, title in (("search.py", "Talent search"), ("rename.py", "Renaming a skill")):
         if (BENCH_DIR / script).exists():

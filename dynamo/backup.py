@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import meter
 from .codec import BadValue, decode_item, encode_item, loads
-from .models import DynamoModel
+from .models import DynamoModel, client_for
 from .tables import expected_table
 
 
@@ -42,7 +41,7 @@ def scan_items(
     eventually consistent, at half the cost); `condition` (a PynamoDB condition) filters on
     the server. Any PynamoDB model's table: a backup's or an export's.
     """
-    client = meter.instrument(model._get_connection().connection.client)
+    client = client_for(model)
     request: dict[str, Any] = {
         "TableName": model.Meta.table_name,
         "ConsistentRead": consistent_read,

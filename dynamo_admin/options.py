@@ -21,11 +21,10 @@ from django.utils.translation import gettext as _
 from pynamodb.attributes import Attribute
 from pynamodb.expressions.condition import Condition
 
-from dynamo import meter
 from dynamo.batch import Partition
 from dynamo.indexes import GlobalIndex
 from dynamo.limits import keys_fit
-from dynamo.models import DynamoModel
+from dynamo.models import DynamoModel, client_for
 
 from . import actions as builtin_actions
 from .autocomplete import DynamoAutocompleteSelect
@@ -641,7 +640,7 @@ class DynamoModelAdmin(
         def metered_view(request, *args, **kwargs):
             for model in {self.model, *(inline.model for inline in self.inlines)}:
                 share_keyed_connection(model)
-                meter.instrument(model._get_connection().connection.client)
+                client_for(model)
             return view(request, *args, **kwargs)
 
         return metered_view

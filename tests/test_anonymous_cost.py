@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from io import StringIO
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from django.core.management import call_command
@@ -172,9 +172,6 @@ def last_page(client: Client, url: str, next_of) -> str:
 def deepest_pages(client: Client, skill: str, learner: str) -> dict[str, list[str]]:
     """Return the last page of each board, the search and a learner's sessions, as URL tails."""
 
-    def json_next(response) -> str | None:
-        return response.json().get("next_url")
-
     def link_next(response) -> str | None:
         found = re.search(r"<([^>]+)>", response.get("Link", ""))
         return (
@@ -189,8 +186,14 @@ def deepest_pages(client: Client, skill: str, learner: str) -> dict[str, list[st
         cursor = response.json().get("next")
         return f"/learners/{learner}/?format=json&cursor={quote(cursor)}" if cursor else None
 
-    board = [last_page(client, f"/leaderboard/?metric={m}&format=json", json_next) for m in METRICS]
     api_board = [last_page(client, f"/api/leaderboard/{m}?limit=100", link_next) for m in METRICS]
+    # The page and the API read a board through one function and share its cursors: the API's
+    # last page, crawled 100 at a time, is as deep a cursor for the page as its own crawl.
+    board = [
+        f"/leaderboard/?metric={m}&cursor={quote(parse_qs(urlsplit(url).query)['cursor'][0])}"
+        "&format=json"
+        for m, url in zip(METRICS, api_board, strict=True)
+    ]
     query = f"?skill={quote(skill)}&min_level=Beginner&min_years=0"
     search = last_page(client, f"/skills/search/{query}", html_next)
     api_search = last_page(client, f"/api/search{query}&limit=50", link_next)

@@ -18,8 +18,8 @@ from tests.helpers import stored_board
 from users.models import User
 from workers.jobs import Job
 
-USERS = 90
-TIER_SIZE = 10  # small tiers, so 90 learners make many of them and every case occurs
+USERS = 60
+TIER_SIZE = 10  # the smallest tiers, so 60 learners make six of them and every case occurs
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_equal_scores_share_a_rank_and_the_next_rank_skips(board):
 
     ranks = sorted(rank_of("streak", stats) for stats in board)
 
-    # Streaks of 0-11 among 90 learners: ties everywhere, so 1, 2, 2, 4 shows up.
+    # Streaks of 0-11 among 60 learners: ties everywhere, so 1, 2, 2, 4 shows up.
     assert len(set(ranks)) < len(ranks)
     for position, rank in enumerate(ranks, start=1):
         assert rank == position or rank == ranks[position - 2]
@@ -246,7 +246,7 @@ def all_exact() -> None:
     assert not wrong, wrong
 
 
-# Each seed's walk (90 learners, four boards, every rank checked against a brute-force count
+# Each seed's walk (60 learners, four boards, every rank checked against a brute-force count
 # after each round) runs on one engine, each engine walking both layouts: both seeds on both
 # engines cost a minute and a half of the suite's time.
 @pytest.mark.parametrize("board", [1, 4], indirect=True, ids=["1-shard", "4-shards"])
@@ -306,7 +306,7 @@ def test_a_move_during_a_build_is_counted_by_its_hand_over(board, monkeypatch):
     monkeypatch.setattr(tiers, "score_counts", moving_while_counting)
     out = rebuild()
 
-    assert "xp: 90 learners" in out and "1 learners moved during the pass" in out
+    assert f"xp: {USERS} learners" in out and "1 learners moved during the pass" in out
     all_exact()
 
 
