@@ -629,19 +629,25 @@ class DynamoModelAdmin(
             path("<path:object_id>/raw/", wrap(self.raw_view), name=f"{prefix}_raw"),
         ]
 
-    def metered(self, view):
-        """Wrap a view so its model's and its inlines' calls count in the page's meter.
+    def connect(self) -> None:
+        """Ready the model's and its inlines' connections for a door's calls (a page, a command).
 
-        A DynamoModel's connection reports its calls itself; a plain PynamoDB model's client
-        is instrumented here, once, so its pages show their calls and keep the request's
-        deadline as every other page does.
+        A subclass keyed by a class of its family shares that class's connection (PynamoDB
+        would build one from the subclass's own schema, with no hash key); a DynamoModel's
+        connection reports its calls itself, a plain PynamoDB model's client is instrumented
+        here, once, so its calls count in the meter and keep the deadline as every other's.
+        Asked on every use: a reconfigured model has dropped its connection.
         """
+        for model in {self.model, *(inline.model for inline in self.inlines)}:
+            share_keyed_connection(model)
+            meter.instrument(model._get_connection().connection.client)
+
+    def metered(self, view):
+        """Wrap a view so its model's and its inlines' calls count in the page's meter."""
 
         @wraps(view)
         def metered_view(request, *args, **kwargs):
-            for model in {self.model, *(inline.model for inline in self.inlines)}:
-                share_keyed_connection(model)
-                meter.instrument(model._get_connection().connection.client)
+            self.connect()
             return view(request, *args, **kwargs)
 
         return metered_view
