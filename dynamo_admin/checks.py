@@ -62,8 +62,7 @@ def check_hash_key(model_admin) -> list[checks.CheckMessage]:
     Query) raises "No hash_key found in key schema": the admin could open none of its items.
     """
     model = model_admin.model
-    schema = meta(model).keys_declared_by._get_schema()["key_schema"]
-    if any(key["KeyType"] == "HASH" for key in schema):
+    if meta(model).keyed:
         return []
     keyed = sorted(c.__name__ for c in family_of(model) if c._hash_keyname is not None)
     if keyed:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
 from django.urls import path, reverse
@@ -639,6 +639,12 @@ class DynamoModelAdmin(
         Asked on every use: a reconfigured model has dropped its connection.
         """
         for model in {self.model, *(inline.model for inline in self.inlines)}:
+            if not meta(model).keyed:  # its every keyed call would fail, saying less
+                raise ImproperlyConfigured(
+                    f"{model.__name__} declares no hash key, nor does a class it inherits from: "
+                    "the admin cannot serve it (dynamo_admin.E014; `manage.py check` says what "
+                    "to register instead)."
+                )
             share_keyed_connection(model)
             meter.instrument(model._get_connection().connection.client)
 

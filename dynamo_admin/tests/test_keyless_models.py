@@ -1,19 +1,29 @@
 """A registered class with no hash key (a discriminator family's base that leaves the key to its
-subclasses, a model declaring none) is refused by `manage.py check` with dynamo_admin.E014,
-not a ValueError from inside another check or a page.
+subclasses, a model declaring none) is refused by `manage.py check` with dynamo_admin.E014, and
+a page or command that runs anyway says so, not a ValueError from deep inside a read.
 """
 
 from __future__ import annotations
 
+import sys
+import types
+from collections.abc import Iterator
+from io import StringIO
+
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import User as StaffUser
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django.test import Client
+from django.urls import clear_url_caches, path
 from pynamodb.attributes import DiscriminatorAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
 from dynamo_admin import ModelAdmin
 from dynamo_admin.meta import ModelOpts
+from dynamo_admin.sites import DynamoAdminSite
 
 from .samples.models import SampleMeta
 
@@ -98,3 +108,35 @@ def test_manage_py_check_names_the_error_instead_of_raising_value_error(event_re
 
     assert "dynamo_admin.E014" in str(raised.value)
     assert "Register the classes of its family that declare the key" in str(raised.value)
+
+
+URLCONF = f"{__package__}.keyless_urls"
+
+
+@pytest.fixture
+def event_served(settings) -> Iterator[None]:
+    """Event on a site of this module's own, its URLs the project's."""
+    site = DynamoAdminSite()
+    site.register(Event, ModelAdmin)
+    module = types.ModuleType(URLCONF)
+    module.urlpatterns = [path("admin/", site.urls)]
+    sys.modules[URLCONF] = module
+    settings.ROOT_URLCONF = URLCONF
+    yield
+    sys.modules.pop(URLCONF, None)
+    clear_url_caches()
+    Event._meta = ModelOpts(Event)
+
+
+def test_its_listing_says_why_it_cannot_be_served(db, event_served):
+    # Served without the checks (a WSGI server runs none): the door refuses before any read.
+    client = Client()
+    client.force_login(StaffUser.objects.create_superuser("pat", "pat@example.com", "pw"))
+
+    with pytest.raises(ImproperlyConfigured, match=r"Event declares no hash key.*E014"):
+        client.get("/admin/samples/event/")
+
+
+def test_export_items_says_why_it_cannot_export(event_registered):
+    with pytest.raises(ImproperlyConfigured, match=r"Event declares no hash key.*E014"):
+        call_command("export_items", "samples.Event", stdout=StringIO())
