@@ -49,6 +49,7 @@ def autocomplete_view(admin_site, request):
     if target is None or not admin_site.is_registered(target):
         raise PermissionDenied
     model_admin = admin_site.get_model_admin(target)
+    model_admin.connect()  # the target's reads, from a page of another admin
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
     term = request.GET.get("term", "").strip()

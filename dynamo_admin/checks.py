@@ -34,6 +34,9 @@ class DynamoModelAdminChecks:
 
 def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage]:
     """Return every misconfiguration of one registration."""
+    unkeyed = check_hash_key(model_admin)
+    if unkeyed:
+        return unkeyed  # every other check reads the key
     inlines = [inline(model_admin.model, model_admin.admin_site) for inline in model_admin.inlines]
     return [
         *[error for inline in inlines for error in check_autocomplete_fields(inline)],
@@ -50,6 +53,41 @@ def check_model_admin(model_admin: DynamoModelAdmin) -> list[checks.CheckMessage
         *check_item_condition(model_admin),
         *check_listed_by_scan(model_admin),
     ]
+
+
+def check_hash_key(model_admin) -> list[checks.CheckMessage]:
+    """Refuse a model no class of its family gives a hash key (a discriminator family's base).
+
+    PynamoDB builds such a class and scans with it, but every keyed call (GetItem, a write, a
+    Query) raises "No hash_key found in key schema": the admin could open none of its items.
+    """
+    model = model_admin.model
+    if meta(model).keyed:
+        return []
+    keyed = sorted(c.__name__ for c in family_of(model) if c._hash_keyname is not None)
+    if keyed:
+        hint = (
+            f"Register the classes of its family that declare the key ({', '.join(keyed)}) "
+            f"instead of {model.__name__}."
+        )
+    else:
+        hint = (
+            f"Declare the table's partition key on {model.__name__} with hash_key=True "
+            "(and its sort key with range_key=True), as the table's key schema has them."
+        )
+    message = (
+        f"{model.__name__} declares no hash key, nor does a class it inherits from: the admin "
+        "can neither read nor write one of its items by key."
+    )
+    return [_error(model_admin, message, hint, 14)]
+
+
+def family_of(model) -> list[type]:
+    """Return the model's subclasses, at every depth."""
+    found = []
+    for subclass in model.__subclasses__():
+        found += [subclass, *family_of(subclass)]
+    return found
 
 
 def check_list_filter(model_admin) -> list[checks.CheckMessage]:

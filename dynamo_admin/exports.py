@@ -126,10 +126,15 @@ def ended(lines: Iterable[str], kind: str) -> Iterator[str]:
 
 
 def model_admin_named(label: str):
-    """Return the admin of the registered PynamoDB model `app_label.ModelName`, or None."""
+    """Return the admin of the registered PynamoDB model `app_label.ModelName`, or None.
+
+    The commands' door to a model, as a page's is its admin's view: the admin is connected
+    (`DynamoModelAdmin.connect`) before it is returned.
+    """
     app_label, _sep, name = label.partition(".")
     for model, model_admin in admin.site._registry.items():
         opts = meta(model) if isinstance(model, type) and issubclass(model, Model) else None
         if opts and opts.app_label == app_label and opts.model_name == name.lower():
+            model_admin.connect()
             return model_admin
     return None

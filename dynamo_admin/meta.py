@@ -48,6 +48,10 @@ class ModelOpts:
         # PynamoDB's names, not the flags: a subclass may redeclare a key without them.
         self.key_names = [n for n in (model._hash_keyname, model._range_keyname) if n]
         self.keys_declared_by = keys_declared_by(model)
+        # False for a class no class of its family gives a hash key (a discriminator family's
+        # base): PynamoDB scans with it but refuses every keyed call (dynamo_admin.E014).
+        schema = self.keys_declared_by._get_schema()["key_schema"]
+        self.keyed = any(key["KeyType"] == "HASH" for key in schema)
         self.version_name = next(
             (name for name, a in attributes.items() if isinstance(a, VersionAttribute)), None
         )

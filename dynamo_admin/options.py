@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import flatten_fieldsets, model_format_dict
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied
 from django.db.models import BLANK_CHOICE_DASH
 from django.http import Http404, HttpResponseRedirect
 from django.urls import path, reverse
@@ -628,19 +628,32 @@ class DynamoModelAdmin(
             path("<path:object_id>/raw/", wrap(self.raw_view), name=f"{prefix}_raw"),
         ]
 
-    def metered(self, view):
-        """Wrap a view so its model's and its inlines' calls count in the page's meter.
+    def connect(self) -> None:
+        """Ready the model's and its inlines' connections for a door's calls (a page, a command).
 
-        A DynamoModel's connection reports its calls itself; a plain PynamoDB model's client
-        is instrumented here, once, so its pages show their calls and keep the request's
-        deadline as every other page does.
+        A subclass keyed by a class of its family shares that class's connection (PynamoDB
+        would build one from the subclass's own schema, with no hash key); a DynamoModel's
+        connection reports its calls itself, a plain PynamoDB model's client is made with the
+        process's one loader and instrumented here, once, so its calls count in the meter and
+        keep the deadline as every other's.
+        Asked on every use: a reconfigured model has dropped its connection.
         """
+        for model in {self.model, *(inline.model for inline in self.inlines)}:
+            if not meta(model).keyed:  # its every keyed call would fail, saying less
+                raise ImproperlyConfigured(
+                    f"{model.__name__} declares no hash key, nor does a class it inherits from: "
+                    "the admin cannot serve it (dynamo_admin.E014; `manage.py check` says what "
+                    "to register instead)."
+                )
+            share_keyed_connection(model)
+            client_for(model)
+
+    def metered(self, view):
+        """Wrap a view so its model's and its inlines' calls count in the page's meter."""
 
         @wraps(view)
         def metered_view(request, *args, **kwargs):
-            for model in {self.model, *(inline.model for inline in self.inlines)}:
-                share_keyed_connection(model)
-                client_for(model)
+            self.connect()
             return view(request, *args, **kwargs)
 
         return metered_view
