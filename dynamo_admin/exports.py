@@ -15,6 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib import admin
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 from pynamodb.attributes import MapAttribute
 from pynamodb.models import Model
@@ -129,12 +131,16 @@ def model_admin_named(label: str):
     """Return the admin of the registered PynamoDB model `app_label.ModelName`, or None.
 
     The commands' door to a model, as a page's is its admin's view: the admin is connected
-    (`DynamoModelAdmin.connect`) before it is returned.
+    (`DynamoModelAdmin.connect`) before it is returned; a model it cannot serve is the
+    command's one-line error.
     """
     app_label, _sep, name = label.partition(".")
     for model, model_admin in admin.site._registry.items():
         opts = meta(model) if isinstance(model, type) and issubclass(model, Model) else None
         if opts and opts.app_label == app_label and opts.model_name == name.lower():
-            model_admin.connect()
+            try:
+                model_admin.connect()
+            except ImproperlyConfigured as exc:
+                raise CommandError(str(exc)) from exc
             return model_admin
     return None

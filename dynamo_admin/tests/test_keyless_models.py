@@ -15,7 +15,7 @@ from django.contrib import admin
 from django.contrib.auth.models import User as StaffUser
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
-from django.core.management.base import SystemCheckError
+from django.core.management.base import CommandError, SystemCheckError
 from django.test import Client
 from django.urls import clear_url_caches, path
 from pynamodb.attributes import DiscriminatorAttribute, UnicodeAttribute
@@ -137,6 +137,8 @@ def test_its_listing_says_why_it_cannot_be_served(db, event_served):
         client.get("/admin/samples/event/")
 
 
-def test_export_items_says_why_it_cannot_export(event_registered):
-    with pytest.raises(ImproperlyConfigured, match=r"Event declares no hash key.*E014"):
-        call_command("export_items", "samples.Event", stdout=StringIO())
+@pytest.mark.parametrize("command", ["export_items", "import_items"])
+def test_the_commands_say_in_one_line_why_they_cannot_serve_it(event_registered, command):
+    arguments = ["samples.Event"] + (["events.csv"] if command == "import_items" else [])
+    with pytest.raises(CommandError, match=r"^Event declares no hash key.*E014"):
+        call_command(command, *arguments, stdout=StringIO())
