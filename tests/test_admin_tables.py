@@ -36,13 +36,19 @@ def test_a_query_of_the_users_table_by_username(admin_client_, alice, bob):
     assert [row["key"] for row in response.context["rows"]] == ['{"username":{"S":"alice"}}']
 
 
-def test_an_item_edit_moves_the_learners_version_and_is_in_its_history(admin_client_, alice):
+def alice_renamed(client) -> tuple[str, dict]:
+    """Return alice's item page and its form with her name changed in the `item` textarea."""
     key = urlencode({"key": json.dumps({"username": {"S": "alice"}})})
     url = f"/admin/tables/{User.Meta.table_name}/item/?{key}"
-    form = form_fields(admin_client_, url)
+    form = form_fields(client, url)
     typed = json.loads(form["item"])
     typed["name"] = {"S": "Alice Pleasance Liddell"}
     form["item"] = json.dumps(typed)
+    return url, form
+
+
+def test_an_item_edit_moves_the_learners_version_and_is_in_its_history(admin_client_, alice):
+    url, form = alice_renamed(admin_client_)
 
     response = admin_client_.post(url, form)
 
@@ -54,12 +60,7 @@ def test_an_item_edit_moves_the_learners_version_and_is_in_its_history(admin_cli
 
 
 def test_an_item_save_posted_twice_writes_once_and_refuses_the_retry(admin_client_, alice):
-    key = urlencode({"key": json.dumps({"username": {"S": "alice"}})})
-    url = f"/admin/tables/{User.Meta.table_name}/item/?{key}"
-    form = form_fields(admin_client_, url)
-    typed = json.loads(form["item"])
-    typed["name"] = {"S": "Alice Pleasance Liddell"}
-    form["item"] = json.dumps(typed)
+    url, form = alice_renamed(admin_client_)
 
     first = admin_client_.post(url, form)
     # The same form again, as a browser retrying the POST sends it: the values it showed are
