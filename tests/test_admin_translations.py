@@ -24,13 +24,14 @@ TRANSLATING = {
     "format_lazy",
 }
 # Django translates neither its system checks nor its commands' output, nor errors meant for
-# the programmer (ValueError, TypeError, a lookup of what is not installed).
+# the programmer (ValueError, TypeError, a lookup of what is not installed, a misconfiguration).
 UNTRANSLATED_CALLS = {
     "ValueError",
     "TypeError",
     "NotImplementedError",
     "LookupError",
     "AttributeError",
+    "ImproperlyConfigured",
 }
 # A shell command reads the same in every language.
 COMMAND = re.compile(r"^python manage\.py ")
