@@ -138,7 +138,14 @@ def tables_pages() -> list[str]:
 def usual_times(client, own: OwnEngine, pages: list[str] = PAGES) -> dict[str, float]:
     """Check every page answers with the engine up; return how long each takes on this machine."""
     own.ensure_running()
-    assert client.get("/healthz").status_code == 200
+    # A restarted engine's first answers (its JIT cold, beside another worker) can outlast the
+    # health check's deadline: a few probes, as a load balancer's, before it must say 200.
+    for _ in range(5):
+        health.forget_checks()
+        if client.get("/healthz").status_code == 200:
+            break
+    else:
+        pytest.fail("/healthz never answered 200 with the engine running")
     for url in pages:
         # Once first, unjudged: a new engine's first calls (its JIT cold, beside another
         # worker) can outlast the web's deadline; this test is about the next ones.
