@@ -162,7 +162,7 @@ def main() -> int:
         f"${(wcu / sessions) * 0.625 + (rcu / sessions) * 0.125:.2f}, against the "
         f"${counter_wcu * 0.625:.2f} of the move counter the session write no longer makes. "
         "The stream's GetRecords are free when Lambda reads them; `consume_streams` pays "
-        "$0.02 per 100,000 of them (one per shard per round, at most a few a second)."
+        "$0.02 per 100,000 of them (one per shard per round, about one a second)."
     )
     return 0
 

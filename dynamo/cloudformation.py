@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import tables
+from . import streams, tables
 from .models import DynamoModel, table_name_for
 
 # What the application calls on a table: item reads and writes (transaction items are
@@ -268,7 +268,7 @@ def handler_resources(
                 "FunctionName": {"Ref": f"{name}Handler"},
                 "StartingPosition": "TRIM_HORIZON",
                 "BatchSize": HANDLER_BATCH,
-                "MaximumBatchingWindowInSeconds": 1,
+                "MaximumBatchingWindowInSeconds": streams.BATCH_WINDOW,
                 "ParallelizationFactor": 1,  # one batch at a time a shard: in order
                 "BisectBatchOnFunctionError": True,
                 "MaximumRetryAttempts": HANDLER_RETRIES,

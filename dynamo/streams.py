@@ -21,6 +21,10 @@ from . import meter
 from .models import DynamoModel
 
 PAGE_LIMIT = 1000  # records a GetRecords call returns at most
+# While a stream is busy, a reader applies what a shard gathered over this many seconds in one
+# batch rather than each few records as they come: the Lambda's MaximumBatchingWindowInSeconds
+# in the exported template, and the pace of `consume_streams`' rounds.
+BATCH_WINDOW = 1
 _clients: dict[tuple, Any] = {}
 _deserializer = TypeDeserializer()
 

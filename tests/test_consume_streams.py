@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from io import StringIO
@@ -25,6 +27,7 @@ from stats.boards import tiers, upkeep
 from stats.boards.ranking import rank_infos, rank_sorted
 from stats.history.recording import record_session
 from stats.learner_page.page import learner_page
+from stats.management.commands.consume_streams import Command, Reader
 from stats.models import METRICS, UserStats
 from tests.conftest import SHARED_PREFIX
 from tests.helpers import stored_board
@@ -145,6 +148,108 @@ def test_the_same_batch_delivered_twice_changes_nothing(board):
     third = upkeep.handler(lambda_event(arn, more))
     assert third["applied"] == len(more) - len(records)
     assert rank_infos(listed()[0])["xp"].rank == true_ranks()[listed()[0].username]["xp"]
+
+
+def counted_applies(monkeypatch, then=None) -> list[tuple[float, str, int]]:
+    """Count apply_batch's calls: (when, shard, records); `then()` runs after each one."""
+    calls = []
+    real_apply = upkeep.apply_batch
+
+    def counted(shard_id, records):
+        calls.append((time.monotonic(), shard_id, len(records)))
+        done = real_apply(shard_id, records)
+        if then is not None:
+            then()
+        return done
+
+    monkeypatch.setattr(upkeep, "apply_batch", counted)
+    return calls
+
+
+def running_consumer() -> tuple[Command, Reader]:
+    command = Command(stdout=StringIO())
+    command.stopping = False
+    return command, Reader(upkeep.Stream.open())
+
+
+def test_while_sessions_flow_a_shard_is_applied_once_a_window_with_all_its_sessions(
+    board, monkeypatch
+):
+    rebuild()
+    applies = counted_applies(monkeypatch)
+    command, reader = running_consumer()
+    written = []
+
+    def flow(seconds: float = 3.5) -> None:
+        # A steady flow, a session every 50 ms or as fast as they go, then a stop (as SIGTERM).
+        rng, end = random.Random(21), time.monotonic() + seconds
+        try:
+            while time.monotonic() < end:
+                username = f"user{rng.randrange(LEARNERS):03d}"
+                record_session(username, xp=5, questions=3, correct=1, minutes=2)
+                written.append(1)
+                time.sleep(0.05)
+        finally:
+            command.stop(signal.SIGTERM, None)
+
+    writer = threading.Thread(target=flow)
+    began = time.monotonic()
+    writer.start()
+    command.run(reader, once=False)
+    writer.join()
+    elapsed = time.monotonic() - began
+
+    # Rounds start a window apart while changes come: one transaction a shard a window, each
+    # carrying the window's sessions (without it, a round followed the last at once, and each
+    # batch held the one or two sessions written meanwhile).
+    assert len(written) >= 20
+    assert len(applies) <= elapsed / streams.BATCH_WINDOW + 1, (elapsed, applies)
+    starts = [when for when, _, _ in applies]
+    assert all(b - a >= 0.8 * streams.BATCH_WINDOW for a, b in itertools.pairwise(starts)), starts
+    assert reader.applied + consume_count() == len(written)
+    assert exact_everywhere()
+
+
+def consume_count() -> int:
+    """Apply what is left with --once; return how many changes that was."""
+    out = consume()
+    return int(out.split("Caught up: ")[1].split(" changes")[0].replace(",", ""))
+
+
+def test_a_stop_during_the_window_ends_the_run_at_once_with_the_counts_caught_up(
+    board, monkeypatch
+):
+    rebuild()
+    monkeypatch.setattr(streams, "BATCH_WINDOW", 30)  # a wait that did not end would show
+    command, reader = running_consumer()
+    counted_applies(monkeypatch, then=lambda: command.stop(signal.SIGTERM, None))
+    sessions(5, seed=6)
+    began = utcnow()
+
+    started = time.monotonic()
+    command.run(reader, once=False)
+
+    assert time.monotonic() - started < 10
+    assert reader.applied == 5
+    marker = Job.get(tiers.UPKEEP_JOB, consistent_read=True).watermark
+    assert marker >= began.isoformat()  # the round read every shard to its end: marked
+    assert exact_everywhere()
+
+
+def test_once_drains_a_backlog_in_full_pages_and_exits_without_a_window_wait(board, monkeypatch):
+    rebuild()
+    monkeypatch.setattr(streams, "BATCH_WINDOW", 30)
+    monkeypatch.setattr(streams, "PAGE_LIMIT", 7)  # 40 changes: five full pages and a short one
+    applies = counted_applies(monkeypatch)
+    sessions(40, seed=7)
+
+    started = time.monotonic()
+    out = consume()
+
+    assert time.monotonic() - started < 10  # a full page is read on at once, and --once ends
+    assert "Caught up: 40 changes applied" in out
+    assert [n for _, _, n in applies] == [7, 7, 7, 7, 7, 5]
+    assert exact_everywhere()
 
 
 def test_soft_delete_restore_and_hard_delete_move_the_counts(board):

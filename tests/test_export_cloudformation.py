@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from dynamo import cloudformation, tables
+from dynamo import cloudformation, streams, tables
 from dynamo.models import table_name_for
 from tests.iam_audit import allowed
 
@@ -158,6 +158,8 @@ def test_the_stream_gets_a_lambda_that_bisects_retries_and_keeps_what_fails():
     assert mapping["BisectBatchOnFunctionError"] is True
     assert 0 < mapping["MaximumRetryAttempts"] <= 10
     assert mapping["ParallelizationFactor"] == 1  # a shard's batches in order
+    # A second's changes a batch, as `consume_streams` gathers them where no Lambda runs.
+    assert mapping["MaximumBatchingWindowInSeconds"] == streams.BATCH_WINDOW == 1
     queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert resources[queue]["Type"] == "AWS::SQS::Queue"
     handler = resources["UserStatsStreamHandler"]["Properties"]

@@ -18,6 +18,7 @@ from workers import jobs
 
 IDLE_SLEEP_FIRST = 0.05  # seconds: the first wait once every shard is read to its end
 IDLE_SLEEP_MOST = 1.0  # the longest wait: well inside tiers.UPKEEP_LAG
+# While busy, rounds start streams.BATCH_WINDOW apart (1 s: also well inside it).
 SHARDS_EVERY = 10.0  # seconds between two DescribeStream calls while no shard closes
 REPORT_EVERY = 60.0  # seconds between two progress lines of a long run
 
@@ -108,9 +109,9 @@ class Command(DynamoCommand):
     help = (
         "Apply the user-stats stream to the boards' tier counts, each change once, so ranks "
         "are exact within seconds: every shard polled, splits followed, idle shards waited "
-        "on. Runs until stopped (Ctrl-C or SIGTERM, after the batch in hand); --once applies "
-        "what the stream holds now and exits. Where the Lambda of export_cloudformation runs, "
-        "this command is not needed."
+        "on, a round at most once a second while changes come. Runs until stopped (Ctrl-C or "
+        "SIGTERM, after the batch in hand); --once applies what the stream holds now and "
+        "exits. Where the Lambda of export_cloudformation runs, this command is not needed."
     )
 
     def add_arguments(self, parser):
@@ -143,14 +144,20 @@ class Command(DynamoCommand):
         idle = IDLE_SLEEP_FIRST
         reported = time.monotonic()
         while not self.stopping:
-            started = utcnow()
+            began, started = time.monotonic(), utcnow()
             caught_up, had_records = reader.round()
             if caught_up:
                 upkeep.mark_caught_up(started)  # pages read this: the counts are current
                 if once:
                     return
-            if had_records or not caught_up:
+            if not caught_up:  # a full page, or a shard handing over: read on at once
                 idle = IDLE_SLEEP_FIRST
+            elif had_records:
+                # Busy: the next round starts a window after this one, so each batch carries
+                # a window's changes and the board's pointer is written once for them all (the
+                # Lambda's batching window, the same figure).
+                idle = IDLE_SLEEP_FIRST
+                self.sleep(began + streams.BATCH_WINDOW - time.monotonic())
             else:
                 self.sleep(idle)
                 idle = min(IDLE_SLEEP_MOST, idle * 2)
@@ -159,6 +166,7 @@ class Command(DynamoCommand):
                 self.stdout.write(f"{reader.applied:,} changes applied so far.")
 
     def sleep(self, seconds: float) -> None:
+        """Wait, but no longer than a stop: checked every 50 ms."""
         deadline = time.monotonic() + seconds
         while not self.stopping and time.monotonic() < deadline:
             time.sleep(min(0.05, deadline - time.monotonic()))
