@@ -222,8 +222,10 @@ def _built_tables(request, _moto) -> Iterator[dict[str, Built]]:
     """A module's one build per engine, on a table prefix of its own; dropped at the end.
 
     A build on DynamoDB Local takes seconds (it adds most indexes one UpdateTable at a time):
-    a module's tests that read the tables, or run create_tables again, share one build; a
-    test that drops tables or leaves them changed builds its own (`bare_engine`).
+    a module's tests that read the tables, or run create_tables again, share one build. A test
+    sharing it leaves the tables as create_tables makes them, or its module makes again what
+    its tests change (test_migrate_skill_levels); others build their own (`bare_engine`).
+    Nothing empties a shared build's items: its module does, if its tests write.
     """
     built: dict[str, Built] = {}
     yield built
