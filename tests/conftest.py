@@ -10,6 +10,7 @@ any); a test that creates or drops tables itself asks for `engine` and gets a pr
 from __future__ import annotations
 
 import gc
+import io
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from moto import mock_aws
 from moto.core.custom_responses_mock import reset_responses_mock
 from moto.core.models import responses_mock
@@ -202,6 +204,59 @@ def tables_of_its_own(endpoint: str | None) -> Iterator[str]:
     finally:
         configure(endpoint=endpoint, prefix=prefix, region="us-east-1")
         drop_tables_of(prefix)  # the next test's engine holds only its own tables
+        configure(endpoint=shared, prefix=SHARED_PREFIX, region="us-east-1")
+
+
+@dataclass
+class Built:
+    """Tables one verbose create_tables made on an engine, under a prefix of their own."""
+
+    endpoint: str | None
+    prefix: str
+    out: str
+    err: str
+
+
+@pytest.fixture(scope="module")
+def _built_tables(request, _moto) -> Iterator[dict[str, Built]]:
+    """A module's one build per engine, on a table prefix of its own; dropped at the end.
+
+    A build on DynamoDB Local takes seconds (it adds most indexes one UpdateTable at a time):
+    a module's tests that read the tables, or run create_tables again, share one build. A test
+    sharing it leaves the tables as create_tables makes them, or its module makes again what
+    its tests change (test_migrate_skill_levels); others build their own (`bare_engine`).
+    Nothing empties a shared build's items: its module does, if its tests write.
+    """
+    built: dict[str, Built] = {}
+    yield built
+    for engine, build in built.items():
+        if engine == "moto":
+            _moto.start(reset=False)
+        configure(endpoint=build.endpoint, prefix=build.prefix, region="us-east-1")
+        try:
+            drop_tables_of(build.prefix)
+        finally:
+            configure(endpoint=None, prefix=SHARED_PREFIX, region="us-east-1")
+            if engine == "moto":
+                switch_moto_off(_moto)
+
+
+@pytest.fixture
+def created_tables(request, engine, _built_tables) -> Iterator[Built]:
+    """Every table as one verbose create_tables run made them on the test's engine."""
+    endpoint = None if engine == "moto" else request.getfixturevalue("tables_dynamodb_local")
+    shared = configure_endpoint()
+    build = _built_tables.get(engine)
+    if build is None:
+        prefix = f"test-{uuid.uuid4().hex[:10]}-"
+        configure(endpoint=endpoint, prefix=prefix, region="us-east-1")
+        out, err = io.StringIO(), io.StringIO()
+        call_command("create_tables", verbosity=2, stdout=out, stderr=err)
+        build = _built_tables[engine] = Built(endpoint, prefix, out.getvalue(), err.getvalue())
+    configure(endpoint=endpoint, prefix=build.prefix, region="us-east-1")
+    try:
+        yield build
+    finally:
         configure(endpoint=shared, prefix=SHARED_PREFIX, region="us-east-1")
 
 

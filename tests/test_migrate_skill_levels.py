@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from io import StringIO
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from django.core.management.base import CommandError
 
 from dynamo import tables
 from dynamo.models import client_for
-from tests.helpers import snapshot
+from tests.helpers import empty_all_tables, snapshot
 from users.management.commands.migrate_skill_levels import Command as Migration
 from users.models import User, UserSkill
 from users.search import TalentSearch, search
@@ -25,8 +26,15 @@ OLD_INDEX_KEYS = [
 
 
 @pytest.fixture
-def old_tables(bare_engine):
-    """The tables as they were before the change (gsi_skill_level on the words), loaded."""
+def old_tables(created_tables):
+    """The tables as they were before the change (gsi_skill_level on the words), loaded.
+
+    The other tables are the module's one build (`created_tables`), emptied: only user-skills,
+    the table the migration changes, is made again for each test, with its old index.
+    """
+    tables.delete(UserSkill)
+    while tables.describe(UserSkill) is not None:  # DELETING, on an engine that takes its time
+        time.sleep(tables.poll_seconds(UserSkill))
     request = tables.expected_table(UserSkill)
     for index in request["GlobalSecondaryIndexes"]:
         if index["IndexName"] == "gsi_skill_level":
@@ -41,8 +49,9 @@ def old_tables(bare_engine):
     client_for(UserSkill).create_table(**request)
     tables.wait_until_active(UserSkill)
     call_command("create_tables", stdout=StringIO())
+    empty_all_tables()  # what the module's tests before this one wrote
     call_command("load_tables", input=str(DUMP), stdout=StringIO())
-    return bare_engine
+    return created_tables
 
 
 def _names(index) -> list[str]:

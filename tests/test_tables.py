@@ -81,8 +81,8 @@ def key_schema(entries):
     return [(e["AttributeName"], e["KeyType"]) for e in entries]
 
 
-def test_it_creates_every_table_with_the_architecture_keys_and_indexes(bare_engine):
-    call_command("create_tables")
+def test_it_creates_every_table_with_the_architecture_keys_and_indexes(created_tables):
+    assert "created table" in created_tables.out
 
     stored = {}
     for model in tables.all_models():
@@ -102,8 +102,8 @@ def test_it_creates_every_table_with_the_architecture_keys_and_indexes(bare_engi
     assert stored == EXPECTED
 
 
-def test_running_create_tables_twice_changes_nothing(bare_engine, capsys):
-    call_command("create_tables")
+def test_running_create_tables_twice_changes_nothing(created_tables, capsys):
+    assert "created table" in created_tables.out  # the first run
     call_command("create_tables")
 
     assert "nothing to do" in capsys.readouterr().out
@@ -145,10 +145,9 @@ def test_delete_tables_wants_confirmation_and_then_drops_every_table(bare_engine
     assert all(tables.describe(model) is None for model in tables.all_models())
 
 
-def test_a_verbose_run_reports_its_dynamodb_calls(bare_engine, capsys):
-    call_command("create_tables", verbosity=2)
-
-    assert "DynamoDB: " in capsys.readouterr().err
+def test_a_verbose_run_reports_its_dynamodb_calls(created_tables):
+    # The shared build is a verbose run that created every table.
+    assert "DynamoDB: " in created_tables.err
 
 
 def _index_names(request):
@@ -185,9 +184,7 @@ def test_amazon_dynamodb_gets_every_index_in_one_create_table():
     assert len(_index_names(expected)) == 6
 
 
-def test_user_stats_gets_a_stream_of_old_and_new_images(bare_engine):
-    call_command("create_tables")
-
+def test_user_stats_gets_a_stream_of_old_and_new_images(created_tables):
     stream = tables.describe(UserStats)["StreamSpecification"]
     assert stream == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert tables.stream_arn(UserStats)
