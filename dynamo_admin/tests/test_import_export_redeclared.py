@@ -20,20 +20,10 @@ from dynamo_admin.meta import ModelOpts
 
 from .engines import point
 from .samples.library import LIBRARY, TABLE, Map, make_library_table
+from .test_single_table_redeclared import ITEMS, s
 
-
-def s(text: str) -> dict:
-    return {"S": text}
-
-
-ARCHIPELAGO = {
-    "PK": s("MAP"),
-    "SK": s("MAP#earthsea"),
-    "type": s("MAP"),
-    "GSI1PK": s("MAP"),
-    "GSI1SK": s("Earthsea"),
-    "label": s("The Archipelago"),
-}
+# The map as the pages' tests store it.
+ARCHIPELAGO = next(item for item in ITEMS if item["SK"] == s("MAP#earthsea"))
 LOAN = {"PK": s("MEMBER#7"), "SK": s("LOAN#earthsea"), "GSI1PK": s("LOAN"), "member": s("Ged")}
 
 
