@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -151,3 +152,18 @@ def clear_caches() -> None:
 
     for alias in settings.CACHES:
         caches[alias].clear()
+
+
+def child_environment(host: str, prefix: str) -> dict[str, str]:
+    """Return the environment of a command run as a child process on the test's engine and
+    tables (one that a test kills or stops), with nothing of the developer's."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": "/tmp",
+        "DJANGO_ENV_FILE": "",
+        "DJANGO_SETTINGS_MODULE": "project.settings",
+        "DJANGO_DEBUG": "true",
+        "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
+        "DYNAMODB_ENDPOINT": host,
+        "DYNAMODB_TABLE_PREFIX": prefix,
+    }

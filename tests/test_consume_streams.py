@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
 import signal
 import subprocess
@@ -30,7 +29,7 @@ from stats.learner_page.page import learner_page
 from stats.management.commands.consume_streams import Command, Reader
 from stats.models import METRICS, UserStats
 from tests.conftest import SHARED_PREFIX
-from tests.helpers import stored_board
+from tests.helpers import child_environment, stored_board
 from tests.iam_audit import allowed, suffix_of
 from users.models import User
 from workers.jobs import Job
@@ -339,16 +338,7 @@ call_command("consume_streams", once=True)
 def test_a_consumer_killed_mid_batch_and_started_again_leaves_every_rank_exact(board):
     rebuild()
     rng = random.Random(17)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": "/tmp",
-        "DJANGO_ENV_FILE": "",
-        "DJANGO_SETTINGS_MODULE": "project.settings",
-        "DJANGO_DEBUG": "true",
-        "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
-        "DYNAMODB_ENDPOINT": UserStats.Meta.host,
-        "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
-    }
+    env = child_environment(UserStats.Meta.host, SHARED_PREFIX)
     for round_ in range(3):  # three kill points drawn at random
         sessions(15, seed=round_)
         batch, when = rng.randrange(1, 4), rng.choice(["before", "after"])
@@ -406,16 +396,7 @@ def template_role_grants() -> set[tuple[str, str]]:
 @pytest.mark.engines("local")  # the child reaches the same engine only over the network
 def test_sigterm_stops_a_running_consumer_cleanly_after_it_applied_what_came(board):
     rebuild()
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": "/tmp",
-        "DJANGO_ENV_FILE": "",
-        "DJANGO_SETTINGS_MODULE": "project.settings",
-        "DJANGO_DEBUG": "true",
-        "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
-        "DYNAMODB_ENDPOINT": UserStats.Meta.host,
-        "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
-    }
+    env = child_environment(UserStats.Meta.host, SHARED_PREFIX)
     consumer = subprocess.Popen(
         [sys.executable, "manage.py", "consume_streams"],
         cwd=settings.BASE_DIR,

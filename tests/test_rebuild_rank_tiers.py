@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from stats.boards.ranking import rank_infos, rank_sorted
 from stats.models import METRICS, UserStats
 from tests import moto_atomic
 from tests.conftest import SHARED_PREFIX
-from tests.helpers import run_together, stored_board
+from tests.helpers import child_environment, run_together, stored_board
 from workers import jobs
 
 atomic_writes = moto_atomic.atomic_writes
@@ -167,16 +166,7 @@ def test_a_run_killed_with_sigkill_half_way_leaves_ranks_true(board):
     child = subprocess.run(
         [sys.executable, "-c", KILLED_RUN],
         cwd=settings.BASE_DIR,
-        env={
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": "/tmp",
-            "DJANGO_ENV_FILE": "",
-            "DJANGO_SETTINGS_MODULE": "project.settings",
-            "DJANGO_DEBUG": "true",
-            "DJANGO_SECRET_KEY": "test-only-secret-key-that-is-long-enough-0123456789",
-            "DYNAMODB_ENDPOINT": UserStats.Meta.host,
-            "DYNAMODB_TABLE_PREFIX": SHARED_PREFIX,
-        },
+        env=child_environment(UserStats.Meta.host, SHARED_PREFIX),
         capture_output=True,
         text=True,
         timeout=120,

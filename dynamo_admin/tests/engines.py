@@ -4,13 +4,17 @@ module's tables dropped when the module ends."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import boto3
 from pynamodb.models import Model
 
-from dynamo import local
+from dynamo import local, tables
+from dynamo.models import configure
+from dynamo_admin.models import AdminLog
 
 
 @contextmanager
@@ -37,6 +41,26 @@ def tables_dropped_after(engine: local.Engine) -> Iterator[local.Engine]:
     finally:
         for name in engine.client.list_tables()["TableNames"]:
             engine.client.delete_table(TableName=name)
+
+
+def engine_for(request: Any, local_fixture: str, make_table: Callable[[Any], None]) -> Any:
+    """Return the engine of a test parametrized over "moto" and "local" for a table boto3 makes:
+    a fresh moto with the table made, or the module's DynamoDB Local (`local_fixture`, the
+    table made once); either way with the admin's log beside it."""
+    if request.param == "moto":
+        request.getfixturevalue("dynamo")  # a fresh moto, the admin's log made
+        options = {"region_name": "us-east-1"}
+        engine = SimpleNamespace(
+            client=boto3.client("dynamodb", **options),
+            resource=boto3.resource("dynamodb", **options),
+            endpoint=None,
+        )
+        make_table(engine.client)
+        return engine
+    engine = request.getfixturevalue(local_fixture)
+    configure(endpoint=engine.endpoint, region="us-east-1")
+    tables.create_missing(AdminLog)
+    return engine
 
 
 def point(models: Iterable[type[Model]], endpoint: str) -> None:

@@ -11,7 +11,6 @@ import html
 import re
 from collections.abc import Iterator
 from io import StringIO
-from types import SimpleNamespace
 from unittest.mock import patch
 
 import boto3
@@ -26,11 +25,9 @@ from hypothesis import strategies as st
 from pynamodb.attributes import UnicodeAttribute
 from pynamodb.models import Model as PynamoModel
 
-from dynamo import tables
 from dynamo.batch import get_together
-from dynamo.models import configure
 from dynamo_admin import ModelAdmin, TabularInline
-from dynamo_admin.models import CHANGE, AdminLog
+from dynamo_admin.models import CHANGE
 from dynamo_admin.permissions import registered_models
 from dynamo_admin.sites import DynamoAdminSite
 from dynamo_admin.sources import unclaimed_items
@@ -39,7 +36,7 @@ from dynamo_admin.writes import Cancelled, Write, write_together
 
 from .conftest import logged_in
 from .conftest import staff as staff_user
-from .engines import canonical, empty, point, tables_dropped_after
+from .engines import canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.admin import CustomerAdmin
 from .samples.single import (
@@ -122,19 +119,7 @@ def local_shop(dynamodb_local) -> Iterator:
 @pytest.fixture(params=["moto", "local"])
 def shop(request, db) -> Iterator:
     """The table `Shop` with ITEMS, on moto or DynamoDB Local, and the admin's log beside it."""
-    if request.param == "moto":
-        request.getfixturevalue("dynamo")  # a fresh moto, the admin's log made
-        options = {"region_name": "us-east-1"}
-        engine = SimpleNamespace(
-            client=boto3.client("dynamodb", **options),
-            resource=boto3.resource("dynamodb", **options),
-            endpoint=None,
-        )
-        make_shop_table(engine.client)
-    else:
-        engine = request.getfixturevalue("local_shop")
-        configure(endpoint=engine.endpoint, region="us-east-1")
-        tables.create_missing(AdminLog)
+    engine = engine_for(request, "local_shop", make_shop_table)
     point(SHOP, engine.endpoint)
     for item in ITEMS:
         engine.client.put_item(TableName="Shop", Item=item)

@@ -26,13 +26,10 @@ from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from dynamo import tables
-from dynamo.models import configure
 from dynamo_admin import ModelAdmin, TabularInline
-from dynamo_admin.models import AdminLog
 from dynamo_admin.sites import DynamoAdminSite
 
-from .engines import canonical, empty, point, tables_dropped_after
+from .engines import canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.models import SampleMeta
 
@@ -235,15 +232,7 @@ def local_book(dynamodb_local) -> Iterator:
 @pytest.fixture(params=["moto", "local"])
 def book(request, db, settings) -> Iterator:
     """The table with ITEMS, and a site of this module's own serving the four models."""
-    if request.param == "moto":
-        request.getfixturevalue("dynamo")
-        engine = types.SimpleNamespace(client=boto3.client("dynamodb", region_name="us-east-1"))
-        engine.endpoint = None
-        make_table(engine.client)
-    else:
-        engine = request.getfixturevalue("local_book")
-        configure(endpoint=engine.endpoint, region="us-east-1")
-        tables.create_missing(AdminLog)
+    engine = engine_for(request, "local_book", make_table)
     point(BOOK, engine.endpoint)
     for item in ITEMS:
         engine.client.put_item(TableName=TABLE, Item=item)

@@ -20,13 +20,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import clear_url_caches, path
 
-from dynamo import tables
-from dynamo.models import configure
 from dynamo_admin import ModelAdmin
-from dynamo_admin.models import AdminLog
 from dynamo_admin.sites import DynamoAdminSite
 
-from .engines import canonical, empty, point, tables_dropped_after
+from .engines import canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.library import (
     LIBRARY,
@@ -111,15 +108,7 @@ def local_library(dynamodb_local) -> Iterator:
 @pytest.fixture(params=["moto", "local"])
 def library(request, db, settings) -> Iterator:
     """The table with ITEMS, and a site of this module's own serving each type."""
-    if request.param == "moto":
-        request.getfixturevalue("dynamo")
-        engine = types.SimpleNamespace(client=boto3.client("dynamodb", region_name="us-east-1"))
-        engine.endpoint = None
-        make_library_table(engine.client)
-    else:
-        engine = request.getfixturevalue("local_library")
-        configure(endpoint=engine.endpoint, region="us-east-1")
-        tables.create_missing(AdminLog)
+    engine = engine_for(request, "local_library", make_library_table)
     point(LIBRARY, engine.endpoint)
     for item in ITEMS:
         engine.client.put_item(TableName=TABLE, Item=item)
