@@ -1,15 +1,19 @@
 """Rank counts kept by the user-stats stream on DynamoDB Local: lag, and capacity per session.
 
 Run: .venv/bin/python bench/rank_upkeep.py [--users 20000] [--writes 200] [--rate 50]
+    [--upkeep consume_streams|lambda]
 Prints a Markdown report. N learners (users and stats, as the other stats benchmarks write
 them), the score tiers rebuilt once, then `manage.py consume_streams` started as a process of
-its own, as `make run` starts it. Then --writes sessions of learners drawn at random, paced at
---rate a second from four threads (slower if writes take longer), while another thread reads
-the `rank_upkeep` marker every 10 ms. A session's lag is the time from its write's commit to
-the first read showing the consumer caught up to a moment after that commit: from then on
-every rank a page reads includes it and is marked exact. Also: the session write's own WCU
-(the move counter of earlier releases, one unconditional UpdateItem on `jobs`, measured
-beside it), and the consumer's calls, RCU and WCU per session, from its own meter.
+its own, as `make run` starts it; or, with `--upkeep lambda`, the exported template's two
+functions as AWS runs them, in threads: the stream handler fed batches as its
+EventSourceMapping feeds it (each shard polled four times a second, up to 100 records or a
+1 s window a batch), and the watcher, which alone writes the marker. Then --writes sessions of
+learners drawn at random, paced at --rate a second from four threads (slower if writes take
+longer), while another thread reads the `rank_upkeep` marker every 10 ms. A session's lag is
+the time from its write's commit to the first read of a marker at a moment after that commit:
+from then on every rank a page reads includes it and is marked exact. Also: the session
+write's own WCU (the move counter of earlier releases, one unconditional UpdateItem on `jobs`,
+measured beside it), and the consumer's calls, RCU and WCU per session, from its own meter.
 """
 
 from __future__ import annotations
@@ -50,6 +54,91 @@ def start_consumer(endpoint: str) -> subprocess.Popen:
     )
 
 
+class LambdaUpkeep:
+    """The stream handler and the watcher, driven as Lambda drives them, until stopped."""
+
+    POLLS_A_SECOND = 4  # how often Lambda's poller reads a shard
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.meters: dict[str, object] = {}
+        self.batches = 0
+        self.threads = [
+            threading.Thread(target=self.metered, args=("handler", self.feed)),
+            threading.Thread(target=self.metered, args=("watcher", self.watch)),
+        ]
+
+    def metered(self, name: str, work) -> None:
+        from dynamo.meter import metered
+
+        with metered() as meter:
+            self.meters[name] = meter
+            work()
+
+    def feed(self) -> None:
+        """Hand each shard's new records to the handler: a batch at 100 or after the window."""
+        from dynamo import streams
+        from dynamo.cloudformation import HANDLER_BATCH
+        from stats.boards import upkeep
+
+        stream = upkeep.Stream.open()
+        checkpoints = stream.checkpoints()
+        positions = {
+            s.shard_id: streams.iterator(
+                stream.client, stream.arn, s.shard_id, checkpoints[s.shard_id]
+            )
+            for s in stream.shards
+            if not s.closed
+        }
+        waiting: dict[str, list] = {shard: [] for shard in positions}
+        since: dict[str, float] = {}
+        while not self.stop.is_set():
+            for shard, position in positions.items():
+                page = streams.read(stream.client, position, limit=HANDLER_BATCH)
+                positions[shard] = page.next_iterator
+                if page.records and not waiting[shard]:
+                    since[shard] = time.monotonic()
+                waiting[shard] += page.records
+                window_over = time.monotonic() - since.get(shard, 0) >= streams.BATCH_WINDOW
+                if waiting[shard] and (len(waiting[shard]) >= 100 or window_over):
+                    batch, waiting[shard] = waiting[shard][:100], waiting[shard][100:]
+                    records = [r | {"eventSourceARN": stream.arn} for r in batch]
+                    upkeep.handler({"Records": records})
+                    self.batches += 1
+                    since[shard] = time.monotonic()
+            self.stop.wait(1 / self.POLLS_A_SECOND)
+
+    def watch(self) -> None:
+        from stats.boards import upkeep
+
+        upkeep.watch(self.stop.is_set)
+
+    def start(self) -> None:
+        self.started = time.monotonic()
+        for thread in self.threads:
+            thread.start()
+
+    def finish(self) -> tuple[float, float, str]:
+        """Stop; return the handler's RCU and WCU (a session's share), and what each did (the
+        watcher's cost goes by the second, whatever the sessions)."""
+        self.stop.set()
+        for thread in self.threads:
+            thread.join()
+        seconds = time.monotonic() - self.started
+        handler, watcher = self.meters["handler"], self.meters["watcher"]
+        said = (
+            f"the handler, {self.batches} batches: {handler.summary()}; the watcher, over "
+            f"{seconds:.0f} s: {watcher.summary()}, {watcher.count_of('GetRecords')} GetRecords"
+        )
+        return handler.read_units, handler.write_units, said
+
+
+def units(line: str, name: str) -> float:
+    """Return the RCU or WCU a command's meter line gives (0 when it gives none)."""
+    found = re.search(rf"([\d.]+) {name}", line)
+    return float(found.group(1)) if found else 0.0
+
+
 def marker_reader(stop: threading.Event, seen: list[tuple[float, datetime | None]]) -> None:
     """Read the upkeep's marker until stopped: (when read, the catch-up it records)."""
     from stats.boards import tiers
@@ -67,6 +156,9 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=20_000)
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--rate", type=float, default=50.0)
+    parser.add_argument(
+        "--upkeep", choices=("consume_streams", "lambda"), default="consume_streams"
+    )
     args = parser.parse_args()
     with engine() as endpoint:
         from django.core.management import call_command
@@ -96,7 +188,11 @@ def main() -> int:
         session_wcu = session_meter.write_units / 20
         counter_wcu = counter_meter.write_units / 20
 
-        consumer = start_consumer(endpoint)
+        if args.upkeep == "lambda":
+            consumer = LambdaUpkeep()
+            consumer.start()
+        else:
+            consumer = start_consumer(endpoint)
         time.sleep(3)  # it applies the 20 sessions above and settles
         stop, seen = threading.Event(), []
         reader = threading.Thread(target=marker_reader, args=(stop, seen))
@@ -121,23 +217,32 @@ def main() -> int:
         time.sleep(6)
         stop.set()
         reader.join()
-        consumer.send_signal(signal.SIGTERM)
-        out, err = consumer.communicate(timeout=60)
+        if args.upkeep == "lambda":
+            rcu, wcu, said = consumer.finish()
+        else:
+            consumer.send_signal(signal.SIGTERM)
+            out, err = consumer.communicate(timeout=60)
+            meter_line = next((line for line in err.splitlines() if "DynamoDB:" in line), "")
+            summary = next((line for line in out.splitlines() if "changes applied" in line), "")
+            rcu, wcu = units(meter_line, "RCU"), units(meter_line, "WCU")
+            said = f"{summary}: `{meter_line.strip()}`"
 
     lags = []
     for commit in commits:
         after = [read for read, caught_up in seen if caught_up and caught_up >= commit]
         lags.append(min(after) - commit.timestamp() if after else float("inf"))
-    meter_line = next((line for line in err.splitlines() if "DynamoDB:" in line), "")
-    print(f"# Rank counts kept by the stream, {args.users:,} learners\n")
+    lambda_ = args.upkeep == "lambda"
+    by = " under the Lambda and its watcher" if lambda_ else ""
+    print(f"# Rank counts kept by the stream{by}, {args.users:,} learners\n")
     command = (
         f"bench/rank_upkeep.py --users {args.users} --writes {args.writes} --rate {args.rate:g}"
+        + (" --upkeep lambda" if lambda_ else "")
     )
     print(f"Command: `.venv/bin/python {command}`\n")
     print(f"Loading {args.users:,} learners: {loaded:.0f} s; one rebuild: {rebuilt:.0f} s.\n")
     print(
         f"{args.writes} sessions in {elapsed:.1f} s ({args.writes / elapsed:.1f} a second) with "
-        "`consume_streams` running:\n"
+        f"{'the two functions' if lambda_ else '`consume_streams`'} running:\n"
     )
     print("| | p50 | p99 | max |")
     print("|---|---:|---:|---:|")
@@ -150,15 +255,13 @@ def main() -> int:
         f"writes: {counter_wcu:g} WCU; so {session_wcu + counter_wcu:g} WCU before, "
         f"{session_wcu:g} after.\n"
     )
-    summary = next((line for line in out.splitlines() if "changes applied" in line), "")
-    rcu = float(re.search(r"([\d.]+) RCU", meter_line).group(1)) if "RCU" in meter_line else 0.0
-    wcu = float(re.search(r"([\d.]+) WCU", meter_line).group(1)) if "WCU" in meter_line else 0.0
     sessions = args.writes + 20
-    print(f"The consumer over the whole run ({summary}): `{meter_line.strip()}`.\n")
+    who = "handler" if lambda_ else "consumer"
+    print(f"The consumer over the whole run ({said}).\n")
     print(
         f"Per session write: {rcu / sessions:.2f} RCU and {wcu / sessions:.2f} WCU by the "
-        f"consumer. Per million sessions on on-demand prices (us-east-1, $0.625 a million "
-        f"write and $0.125 a million read request units): consumer "
+        f"{who}. Per million sessions on on-demand prices (us-east-1, $0.625 a million write "
+        f"and $0.125 a million read request units): {who} "
         f"${(wcu / sessions) * 0.625 + (rcu / sessions) * 0.125:.2f}, against the "
         f"${counter_wcu * 0.625:.2f} of the move counter the session write no longer makes. "
         "The stream's GetRecords are free when Lambda reads them; `consume_streams` pays "

@@ -52,11 +52,17 @@ HOST_ROLE = "HostRoleName"
 # What reading a table's stream takes (a consumer on a host, a rebuild reading back changes).
 STREAM_ACTIONS = ("DescribeStream", "GetRecords", "GetShardIterator")
 # A model whose Meta names a `stream_handler` (a dotted path) gets a Lambda reading its stream,
-# granted the stream's reads and `stream_handler_grants` ({table suffix: actions}) only.
+# granted the stream's reads and `stream_handler_grants` ({table suffix: actions}) only; one
+# naming a `stream_watcher` gets a Lambda started on a schedule, granted the stream's reads and
+# `stream_watcher_grants`, to say how far the handler has got (a batch cannot say).
 LAMBDA_RUNTIME = "python3.11"
 # Lambda retries a failing batch, halving it each time, then sends what still fails here.
 HANDLER_RETRIES = 10
 HANDLER_BATCH = 100
+# EventBridge's shortest rate; each run lasts WATCHER_TIMEOUT less the watcher's own margin.
+WATCHER_EVERY = "rate(1 minute)"
+WATCHER_TIMEOUT = 70
+WATCHER_MEMORY = 256
 CODE_BUCKET, CODE_KEY, SECRET_KEY, SITE_URL = "CodeBucket", "CodeKey", "DjangoSecretKey", "SiteUrl"
 
 
@@ -165,59 +171,42 @@ def handled(models: list[type[DynamoModel]]) -> list[type[DynamoModel]]:
     return [m for m in streamed(models) if getattr(m.Meta, "stream_handler", None)]
 
 
-def handler_resources(
-    model: type[DynamoModel], models: list[type[DynamoModel]], prefix: str
-) -> dict[str, Any]:
-    """Return the Lambda of a model's stream: its role, function, mapping and failure queue."""
-    name = logical_id(model).removesuffix("Table") + "Stream"
-    function = f"{table_name_for(model, prefix)}-stream"
+def watched(models: list[type[DynamoModel]]) -> list[type[DynamoModel]]:
+    """Return the streamed models whose Meta names a scheduled Lambda watching the stream."""
+    return [m for m in streamed(models) if getattr(m.Meta, "stream_watcher", None)]
+
+
+def table_grants(
+    model: type[DynamoModel], models: list[type[DynamoModel]], grants: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Return one statement a table of `grants` ({table suffix: actions})."""
     by_suffix = {m.Meta.table_suffix: m for m in models}
-    grants = [
+    return [
         {
-            "Sid": "Stream",
+            "Sid": logical_id(by_suffix[suffix]),
             "Effect": "Allow",
-            "Action": [f"dynamodb:{action}" for action in STREAM_ACTIONS],
-            "Resource": [stream_arn(model)],
-        },
-        {  # Lambda's poller lists the table's streams (of any label) with the function's role
-            "Sid": "StreamList",
-            "Effect": "Allow",
-            "Action": ["dynamodb:ListStreams"],
-            "Resource": [{"Fn::Sub": f"${{{logical_id(model)}.Arn}}/stream/*"}],
-        },
-        *(
-            {
-                "Sid": logical_id(by_suffix[suffix]),
-                "Effect": "Allow",
-                "Action": [f"dynamodb:{action}" for action in actions],
-                "Resource": [{"Fn::GetAtt": [logical_id(by_suffix[suffix]), "Arn"]}],
-            }
-            for suffix, actions in model.Meta.stream_handler_grants.items()
-        ),
-        {
-            "Sid": "FailedBatches",
-            "Effect": "Allow",
-            "Action": ["sqs:SendMessage"],
-            "Resource": [{"Fn::GetAtt": [f"{name}FailedBatches", "Arn"]}],
-        },
-        {
-            "Sid": "Logs",
-            "Effect": "Allow",
-            "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-            "Resource": [{"Fn::GetAtt": [f"{name}Logs", "Arn"]}],
-        },
+            "Action": [f"dynamodb:{action}" for action in actions],
+            "Resource": [{"Fn::GetAtt": [logical_id(by_suffix[suffix]), "Arn"]}],
+        }
+        for suffix, actions in grants.items()
     ]
+
+
+def function_resources(
+    name: str, function: str, prefix: str, grants: list[dict[str, Any]], properties: dict
+) -> dict[str, Any]:
+    """Return a Lambda function of the code package, its log group and its role (`grants` and
+    the log group's writes only)."""
+    logs = {
+        "Sid": "Logs",
+        "Effect": "Allow",
+        "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+        "Resource": [{"Fn::GetAtt": [f"{name}Logs", "Arn"]}],
+    }
     return {
-        f"{name}FailedBatches": {
-            "Type": "AWS::SQS::Queue",
-            "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
-        },
         f"{name}Logs": {
             "Type": "AWS::Logs::LogGroup",
-            "Properties": {
-                "LogGroupName": f"/aws/lambda/{function}",
-                "RetentionInDays": 30,
-            },
+            "Properties": {"LogGroupName": f"/aws/lambda/{function}", "RetentionInDays": 30},
         },
         f"{name}Role": {
             "Type": "AWS::IAM::Role",
@@ -234,8 +223,8 @@ def handler_resources(
                 },
                 "Policies": [
                     {
-                        "PolicyName": "stream-handler",
-                        "PolicyDocument": {"Version": "2012-10-17", "Statement": grants},
+                        "PolicyName": function.removeprefix(prefix),
+                        "PolicyDocument": {"Version": "2012-10-17", "Statement": [*grants, logs]},
                     }
                 ],
             },
@@ -245,13 +234,9 @@ def handler_resources(
             "DependsOn": f"{name}Logs",
             "Properties": {
                 "FunctionName": function,
-                "Description": f"applies the {model.Meta.table_suffix} stream",
                 "Runtime": LAMBDA_RUNTIME,
-                "Handler": model.Meta.stream_handler,
                 "Code": {"S3Bucket": {"Ref": CODE_BUCKET}, "S3Key": {"Ref": CODE_KEY}},
                 "Role": {"Fn::GetAtt": [f"{name}Role", "Arn"]},
-                "Timeout": 60,
-                "MemorySize": 512,
                 "Environment": {
                     "Variables": {
                         "DYNAMODB_TABLE_PREFIX": prefix,
@@ -259,8 +244,55 @@ def handler_resources(
                         "SITE_URL": {"Ref": SITE_URL},
                     }
                 },
+                **properties,
             },
         },
+    }
+
+
+def stream_reads(model: type[DynamoModel]) -> dict[str, Any]:
+    return {
+        "Sid": "Stream",
+        "Effect": "Allow",
+        "Action": [f"dynamodb:{action}" for action in STREAM_ACTIONS],
+        "Resource": [stream_arn(model)],
+    }
+
+
+def handler_resources(
+    model: type[DynamoModel], models: list[type[DynamoModel]], prefix: str
+) -> dict[str, Any]:
+    """Return the Lambda of a model's stream: its role, function, mapping and failure queue."""
+    name = logical_id(model).removesuffix("Table") + "Stream"
+    grants = [
+        stream_reads(model),
+        {  # Lambda's poller lists the table's streams (of any label) with the function's role
+            "Sid": "StreamList",
+            "Effect": "Allow",
+            "Action": ["dynamodb:ListStreams"],
+            "Resource": [{"Fn::Sub": f"${{{logical_id(model)}.Arn}}/stream/*"}],
+        },
+        *table_grants(model, models, model.Meta.stream_handler_grants),
+        {
+            "Sid": "FailedBatches",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": [{"Fn::GetAtt": [f"{name}FailedBatches", "Arn"]}],
+        },
+    ]
+    function = f"{table_name_for(model, prefix)}-stream"
+    properties = {
+        "Description": f"applies the {model.Meta.table_suffix} stream",
+        "Handler": model.Meta.stream_handler,
+        "Timeout": 60,
+        "MemorySize": 512,
+    }
+    return {
+        f"{name}FailedBatches": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+        },
+        **function_resources(name, function, prefix, grants, properties),
         f"{name}Mapping": {
             "Type": "AWS::Lambda::EventSourceMapping",
             "Properties": {
@@ -275,6 +307,54 @@ def handler_resources(
                 "DestinationConfig": {
                     "OnFailure": {"Destination": {"Fn::GetAtt": [f"{name}FailedBatches", "Arn"]}}
                 },
+            },
+        },
+    }
+
+
+def watcher_resources(
+    model: type[DynamoModel], models: list[type[DynamoModel]], prefix: str
+) -> dict[str, Any]:
+    """Return the scheduled Lambda watching a model's stream: its role, function and schedule.
+
+    The schedule starts it every minute; each run of the function watches until shortly
+    before its timeout (WATCHER_TIMEOUT, longer than the minute), so the next run has started
+    before the last stops. The stream's ARN is in the schedule's input: the function needs no DescribeTable.
+    """
+    name = logical_id(model).removesuffix("Table") + "StreamWatch"
+    grants = [stream_reads(model), *table_grants(model, models, model.Meta.stream_watcher_grants)]
+    function = f"{table_name_for(model, prefix)}-stream-watch"
+    properties = {
+        "Description": f"says how far the {model.Meta.table_suffix} stream is applied",
+        "Handler": model.Meta.stream_watcher,
+        "Timeout": WATCHER_TIMEOUT,
+        "MemorySize": WATCHER_MEMORY,
+    }
+    return {
+        **function_resources(name, function, prefix, grants, properties),
+        f"{name}Schedule": {
+            "Type": "AWS::Events::Rule",
+            "Properties": {
+                "Description": f"starts {function}",
+                "ScheduleExpression": WATCHER_EVERY,
+                "Targets": [
+                    {
+                        "Id": "watcher",
+                        "Arn": {"Fn::GetAtt": [f"{name}Handler", "Arn"]},
+                        "Input": {
+                            "Fn::Sub": f'{{"StreamArn": "${{{logical_id(model)}.StreamArn}}"}}'
+                        },
+                    }
+                ],
+            },
+        },
+        f"{name}Invoke": {
+            "Type": "AWS::Lambda::Permission",
+            "Properties": {
+                "Action": "lambda:InvokeFunction",
+                "FunctionName": {"Ref": f"{name}Handler"},
+                "Principal": "events.amazonaws.com",
+                "SourceArn": {"Fn::GetAtt": [f"{name}Schedule", "Arn"]},
             },
         },
     }
@@ -309,7 +389,9 @@ def template(prefix: str | None = None) -> dict[str, Any]:
         resources |= handler_resources(model, models, prefix)
         queue = logical_id(model).removesuffix("Table") + "StreamFailedBatches"
         outputs[queue] = {"Value": {"Ref": queue}, "Description": "batches the handler gave up on"}
-    if handled(models):
+    for model in watched(models):
+        resources |= watcher_resources(model, models, prefix)
+    if handled(models) or watched(models):
         parameters |= {
             CODE_BUCKET: {"Type": "String", "Description": "the S3 bucket of the code package"},
             CODE_KEY: {"Type": "String", "Description": "the code package's key (a .zip)"},

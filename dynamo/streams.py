@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
@@ -141,6 +142,24 @@ def read(client: Any, shard_iterator: str, limit: int | None = None) -> Page:
     """Return the next records of a shard (an expired iterator raises ExpiredIteratorException)."""
     got = client.get_records(ShardIterator=shard_iterator, Limit=limit or PAGE_LIMIT)
     return Page(got.get("Records", []), got.get("NextShardIterator"))
+
+
+def first_after(client: Any, stream_arn: str, shard_id: str, after: str | None) -> Page | None:
+    """Return a page of at most one record: the shard's first after a sequence number (its
+    oldest without one). An empty page with no next iterator: the shard has closed and that
+    number was its last. None: the shard is gone from the stream."""
+    position = iterator(client, stream_arn, shard_id, after)
+    return read(client, position, limit=1) if position is not None else None
+
+
+def created_at(record: dict[str, Any]) -> datetime:
+    """Return when a record's change was made, as DynamoDB gives it: rounded down to the second
+    in AWS (moto rounds to the minute), so no later than the change. Lambda hands it over as
+    epoch seconds, GetRecords as a time."""
+    when = record["dynamodb"]["ApproximateCreationDateTime"]
+    if isinstance(when, datetime):
+        return when.astimezone(UTC)
+    return datetime.fromtimestamp(float(when), UTC)
 
 
 # How a shard answers for a sequence number that is not its own, seen on the engines: DynamoDB

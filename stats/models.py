@@ -164,10 +164,13 @@ class UserStats(DynamoModel):
     class Meta(DynamoMeta):
         table_suffix = "user-stats"
         # Score changes reach the rank tiers through this stream (stats/boards/upkeep.py): in
-        # AWS by this Lambda, which reads and moves the tier counts and checkpoints in jobs.
+        # AWS by this Lambda, which reads and moves the tier counts and checkpoints in jobs...
         stream_view_type = "NEW_AND_OLD_IMAGES"
         stream_handler = "stats.boards.lambda_function.handler"
         stream_handler_grants = {"jobs": ("BatchGetItem", "GetItem", "UpdateItem")}
+        # ...and this one, once a minute, says when they hold every change (pages read it).
+        stream_watcher = "stats.boards.lambda_function.watcher"
+        stream_watcher_grants = {"jobs": ("BatchGetItem", "UpdateItem")}
 
     username = UnicodeAttribute(hash_key=True)
     # The learner's display name, copied from users (kept in sync when it changes) so a

@@ -383,13 +383,14 @@ def test_the_lambdas_role_grants_what_its_handler_does_and_what_lambda_polls_wit
     }
 
 
-def template_role_grants() -> set[tuple[str, str]]:
+def template_role_grants(role: str = "UserStatsStreamRole") -> set[tuple[str, str]]:
+    """Return the DynamoDB (action, table) pairs one of the exported template's roles grants."""
     out = StringIO()
     call_command("export_cloudformation", "--prefix", "p-", stdout=out)
     template = json.loads(out.getvalue())
-    statements = template["Resources"]["UserStatsStreamRole"]["Properties"]["Policies"][0][
-        "PolicyDocument"
-    ]["Statement"]
+    statements = template["Resources"][role]["Properties"]["Policies"][0]["PolicyDocument"][
+        "Statement"
+    ]
     return {(action, suffix_of(target)) for action, target in allowed(template, statements)}
 
 

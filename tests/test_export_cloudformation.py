@@ -14,6 +14,7 @@ from django.core.management.base import CommandError
 
 from dynamo import cloudformation, streams, tables
 from dynamo.models import table_name_for
+from stats.boards import upkeep
 from tests.iam_audit import allowed
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
@@ -183,4 +184,40 @@ def test_the_lambdas_role_reads_the_stream_and_writes_only_the_jobs_table():
     }
     others = {a for s in statements for a in s["Action"] if not a.startswith("dynamodb:")}
     assert others == {"sqs:SendMessage", "logs:CreateLogStream", "logs:PutLogEvents"}
+    assert all("*" not in s["Resource"] for s in statements)
+
+
+def test_a_scheduled_lambda_watches_the_stream_for_a_minute_from_every_minute():
+    resources = export("--prefix", "skillboard-prod-")["Resources"]
+
+    rule = resources["UserStatsStreamWatchSchedule"]["Properties"]
+    assert rule["ScheduleExpression"] == "rate(1 minute)"
+    (target,) = rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": ["UserStatsStreamWatchHandler", "Arn"]}
+    assert target["Input"] == {"Fn::Sub": '{"StreamArn": "${UserStatsTable.StreamArn}"}'}
+    watcher = resources["UserStatsStreamWatchHandler"]["Properties"]
+    assert watcher["Handler"] == "stats.boards.lambda_function.watcher"
+    # Each run watches until its margin: past the minute, so the next has started by then,
+    # and its last round ends well before the timeout.
+    assert 60 <= watcher["Timeout"] - upkeep.WATCH_MARGIN <= 65
+    assert upkeep.WATCH_MARGIN >= 5 * upkeep.WATCH_EVERY
+    permission = resources["UserStatsStreamWatchInvoke"]["Properties"]
+    assert permission["Principal"] == "events.amazonaws.com"
+    assert permission["SourceArn"] == {"Fn::GetAtt": ["UserStatsStreamWatchSchedule", "Arn"]}
+
+
+def test_the_watchers_role_reads_the_stream_and_writes_only_the_jobs_table():
+    template = export("--prefix", "skillboard-prod-")
+    role = template["Resources"]["UserStatsStreamWatchRole"]["Properties"]
+    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+
+    assert allowed(template, statements) == {
+        ("DescribeStream", "skillboard-prod-user-stats/stream"),
+        ("GetRecords", "skillboard-prod-user-stats/stream"),
+        ("GetShardIterator", "skillboard-prod-user-stats/stream"),
+        ("BatchGetItem", "skillboard-prod-jobs"),
+        ("UpdateItem", "skillboard-prod-jobs"),
+    }
+    others = {a for s in statements for a in s["Action"] if not a.startswith("dynamodb:")}
+    assert others == {"logs:CreateLogStream", "logs:PutLogEvents"}
     assert all("*" not in s["Resource"] for s in statements)

@@ -1,4 +1,5 @@
-"""The rank upkeep's Lambda entry point: Django set up once a container, then upkeep.handler."""
+"""The rank upkeep's Lambda entry points: Django set up once a container, then upkeep.handler
+(the stream's batches) or upkeep.watcher (once a minute: says when the counts are current)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,6 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")  # as manage.py does
 django.setup()
 
-from stats.boards.upkeep import handler  # noqa: E402  (models need the settings first)
+from stats.boards.upkeep import handler, watcher  # noqa: E402  (models need the settings first)
 
-__all__ = ["handler"]
+__all__ = ["handler", "watcher"]

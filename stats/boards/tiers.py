@@ -10,8 +10,9 @@ The counts are kept by the user-stats stream (stats/boards/upkeep.py): every cha
 score moves a learner from one tier's count to another's, exactly once. A rank is then one
 plus the learners of the tiers above the learner's, plus a live COUNT of the higher scores
 inside that one small tier. It is exact whenever the stream's consumer is caught up: the
-`rank_upkeep` job says when it last read every shard to its end, and a page that finds that
-older than UPKEEP_LAG shows the rank as approximate, saying how far behind the counts are.
+`rank_upkeep` job holds the moment up to which the counts hold every change (`consume_streams`
+writes it, or the Lambda's watcher), and a page that finds that older than UPKEEP_LAG shows the
+rank as approximate, saying how far behind the counts are.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ SCORE_EPSILON = 1e-6
 STALE_AFTER = timedelta(hours=1)
 PAGE_SIZE = 1000
 JOB_PREFIX = "rank_tiers:"
-# When the stream's consumer last read every shard to its end (an ISO time, its watermark).
+# The moment up to which the counts hold every change (an ISO time, its watermark).
 UPKEEP_JOB = "rank_upkeep"
 # Counts confirmed caught up at most this long ago are exact: the consumer polls an idle
 # stream every second at most, and a change is in the counts 14-183 ms after it is written.

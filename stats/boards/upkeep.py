@@ -26,9 +26,11 @@ commits against leave them.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -195,9 +197,9 @@ class Stream:
     shards: list[streams.Shard]
 
     @classmethod
-    def open(cls) -> Stream | None:
-        """Return the table's current stream, or None while the table has none."""
-        arn = tables.stream_arn(UserStats)
+    def open(cls, arn: str | None = None) -> Stream | None:
+        """Return the table's current stream (or the one `arn` names), None while it has none."""
+        arn = arn or tables.stream_arn(UserStats)
         if arn is None:
             return None
         client = streams.client_for(UserStats)
@@ -262,6 +264,69 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     shard_id = shard_of(records[0]["eventSourceARN"], sequence_of(records[0]))
     done = apply_batch(shard_id, records)
     return {"applied": done.applied, "repeated": done.repeated}
+
+
+# --- the watcher: "caught up" where only the Lambda applies ---------------------------------
+# A Lambda batch does not say whether its shard holds more, and a quiet shard gets no batch at
+# all, so the function applying batches cannot tell pages the counts are current. The watcher
+# does, reading without applying: every WATCH_EVERY seconds, each shard's first record after
+# its checkpoint. None anywhere means every change made before the round began is counted; else
+# every change made before the oldest such record is (its creation time, rounded down). That
+# moment is the `rank_upkeep` marker `consume_streams` writes where it applies the stream
+# itself. EventBridge starts it once a minute and each run watches for a minute.
+WATCH_EVERY = 1.0  # seconds between rounds: a page's UPKEEP_LAG (5 s) with room for the lag
+WATCH_SHARDS_EVERY = 10.0  # seconds between two DescribeStream calls while no shard closes
+WATCH_MARGIN = 10.0  # seconds of a run's time left unused: the next run has started by then
+
+
+def counted_up_to(stream: Stream, began: datetime) -> datetime | None:
+    """Return the moment every change made before is in the counts, from one read of each
+    unfinished shard after its checkpoint; None when a shard has closed since the stream was
+    described (its children, unknown yet, may hold changes: describe it again)."""
+    checkpoints = stream.checkpoints()
+    moment = began
+    for shard in stream.unfinished(checkpoints):
+        page = streams.first_after(
+            stream.client, stream.arn, shard.shard_id, checkpoints[shard.shard_id]
+        )
+        if page is None:
+            continue  # trimmed away: nothing of it is left to apply
+        if page.records:
+            moment = min(moment, streams.created_at(page.records[0]))
+        elif page.next_iterator is None and not shard.closed:
+            return None
+    return moment
+
+
+def watch(stop: Callable[[], bool], arn: str | None = None) -> int:
+    """Write the marker every WATCH_EVERY seconds until `stop()` says so; return how many times.
+
+    Raise UpkeepError when the table has no stream."""
+    stream = Stream.open(arn)
+    if stream is None:
+        raise UpkeepError("The user-stats table has no stream: run `manage.py create_tables`.")
+    described, marked = time.monotonic(), 0
+    while not stop():
+        began = time.monotonic()
+        if began - described > WATCH_SHARDS_EVERY:
+            stream.shards, described = streams.shards(stream.client, stream.arn), began
+        moment = counted_up_to(stream, utcnow())
+        if moment is None:
+            described = 0.0  # a shard closed: its children are read in the next round, at once
+            continue
+        mark_caught_up(moment)
+        marked += 1
+        time.sleep(max(0.0, began + WATCH_EVERY - time.monotonic()))
+    return marked
+
+
+def watcher(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Watch for most of a Lambda run's time (the schedule's target; `StreamArn` in its input)."""
+
+    def stop() -> bool:
+        return context.get_remaining_time_in_millis() / 1000 < WATCH_MARGIN
+
+    return {"marked": watch(stop, event.get("StreamArn"))}
 
 
 # --- a rebuild's hand-over --------------------------------------------------------------------
