@@ -319,7 +319,8 @@ def watcher_resources(
 
     The schedule starts it every minute; each run of the function watches until shortly
     before its timeout (WATCHER_TIMEOUT, longer than the minute), so the next run has started
-    before the last stops. The stream's ARN is in the schedule's input: the function needs no DescribeTable.
+    before the last stops. The stream's ARN is in the schedule's input: the function needs no
+    DescribeTable.
     """
     name = logical_id(model).removesuffix("Table") + "StreamWatch"
     grants = [stream_reads(model), *table_grants(model, models, model.Meta.stream_watcher_grants)]

@@ -432,7 +432,7 @@ def exact_everywhere() -> bool:
 def test_a_rebuild_corrects_counts_that_went_wrong_and_says_by_how_much(board):
     rebuild()
     # As if a batch had been lost (sent to the failure queue): three learners too many on top.
-    Job.apply(tiers.job_name("xp"), [Job.counts[0].set(Job.counts[0] + 3)])
+    Job.apply(tiers.counts_name("xp"), [Job.counts[0].set(Job.counts[0] + 3)])
 
     report = rebuild()
 

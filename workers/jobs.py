@@ -8,10 +8,10 @@ out of the domain tables keeps those tables' scans, dumps and admin pages to dom
 Names in use: `send_reminders` and `expire_streaks` (watermarks), `reshard_leaderboard`
 (checkpoint), `seed` (marker of an unfinished seed), `sync_user_skills:<skill_id>` (a lease,
 held while one run rewrites a skill's copies, deleted when it is done), `rank_tiers:<metric>`
-(a board's current generation of score tiers and its learners per tier, see
-stats/boards/tiers.py), `rank_upkeep:<shard>` (the last user-stats stream record applied to
-them from one shard) and `rank_upkeep` (when the consumer last read every shard to its end),
-see stats/boards/upkeep.py.
+(a board's current generation of score tiers) and `rank_counts:<metric>` (its learners per
+tier), see stats/boards/tiers.py, `rank_upkeep:<shard>` (the last user-stats stream record
+applied to them from one shard) and `rank_upkeep` (the moment up to which they hold every
+change), see stats/boards/upkeep.py.
 """
 
 from __future__ import annotations

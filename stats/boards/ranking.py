@@ -256,7 +256,7 @@ def score_rank(
 ) -> RankInfo:
     """Return the rank of a score from the board's kept counts: one COUNT Query a shard.
 
-    One plus the learners of the tiers above the score's tier (the pointer keeps them), plus
+    One plus the learners of the tiers above the score's tier (the kept counts), plus
     a live COUNT of the higher scores inside that tier; exact while the counts are caught up,
     and always in the top tier.
     """

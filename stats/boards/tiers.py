@@ -2,9 +2,10 @@
 
 `rebuild_rank_tiers` reads each board's index once and cuts tiers of about TIER_SIZE learners,
 never inside a group of equal scores; the board's pointer (the `rank_tiers:<metric>` job)
-names that generation, keeps its tiers' ceilings, best first, and how many learners each
-tier holds now. Tier i holds the scores above tier i+1's ceiling up to its own; the top tier
-has no upper end and the bottom one no lower end, so every score falls in one tier.
+names that generation and keeps its tiers' ceilings, best first; the `rank_counts:<metric>`
+job, how many learners each tier holds now. Tier i holds the scores above tier i+1's ceiling
+up to its own; the top tier has no upper end and the bottom one no lower end, so every score
+falls in one tier.
 
 The counts are kept by the user-stats stream (stats/boards/upkeep.py): every change of a
 score moves a learner from one tier's count to another's, exactly once. A rank is then one
@@ -43,6 +44,9 @@ SCORE_EPSILON = 1e-6
 STALE_AFTER = timedelta(hours=1)
 PAGE_SIZE = 1000
 JOB_PREFIX = "rank_tiers:"
+# A board's learners per tier, kept by the stream, in an item of their own: every batch that
+# moves them rewrites the item, and the ceilings (a few KB at 100,000 learners) stay put.
+COUNTS_PREFIX = "rank_counts:"
 # The moment up to which the counts hold every change (an ISO time, its watermark).
 UPKEEP_JOB = "rank_upkeep"
 # Counts confirmed caught up at most this long ago are exact: the consumer polls an idle
@@ -98,17 +102,25 @@ class Pointer:
 
     @classmethod
     def from_job(
-        cls, metric: str, job: jobs.Job | None, upkeep: jobs.Job | None = None
+        cls,
+        metric: str,
+        job: jobs.Job | None,
+        upkeep: jobs.Job | None = None,
+        kept: jobs.Job | None = None,
     ) -> Pointer | None:
         """Return the pointer a job item holds, or None before the board's first rebuild.
 
-        `upkeep` is the `rank_upkeep` job item: when the counts were last known caught up.
+        `upkeep` is the `rank_upkeep` job item: when the counts were last known caught up;
+        `kept` the board's `rank_counts` item, whose counts are this generation's when its
+        watermark names it.
         """
         if job is None or not job.watermark or not job.state:
             return None
         state = job.state
         ceilings = tuple(state.get("ceilings") or ())
-        counts = tuple(int(n) for n in job.counts) if job.counts is not None else None
+        counts = None
+        if kept is not None and kept.watermark == job.watermark and kept.counts is not None:
+            counts = tuple(int(n) for n in kept.counts)
         if counts is not None and len(counts) != len(ceilings):
             counts = None  # not this generation's counts
         caught_up_at = None
@@ -159,16 +171,27 @@ def tier_of(ceilings: tuple[float, ...] | list[float], score: Any) -> int:
     return min(max(0, at_or_above - 1), max(0, len(ceilings) - 1))
 
 
+def counts_name(metric: str) -> str:
+    """Return the name of the job item keeping a board's learners per tier."""
+    return f"{COUNTS_PREFIX}{metric}"
+
+
 def pointer_keys(metrics: Iterable[str]) -> list[tuple[Any, tuple[str]]]:
-    """Return the job keys a rank needs: each board's pointer, then the upkeep's marker."""
-    names = [job_name(m) for m in metrics] + [UPKEEP_JOB]
+    """Return the job keys a rank needs: each board's pointer, each board's counts, then the
+    upkeep's marker."""
+    metrics = list(metrics)
+    names = [job_name(m) for m in metrics] + [counts_name(m) for m in metrics] + [UPKEEP_JOB]
     return [(jobs.Job, (name,)) for name in names]
 
 
 def pointers_from(metrics: list[str], found: list[jobs.Job | None]) -> dict[str, Pointer | None]:
     """Return each board's pointer from the items pointer_keys() named, in that order."""
-    boards, upkeep = found[: len(metrics)], found[len(metrics)]
-    return {m: Pointer.from_job(m, job, upkeep) for m, job in zip(metrics, boards, strict=True)}
+    count = len(metrics)
+    boards, kept, upkeep = found[:count], found[count : 2 * count], found[2 * count]
+    return {
+        m: Pointer.from_job(m, job, upkeep, counts)
+        for m, job, counts in zip(metrics, boards, kept, strict=True)
+    }
 
 
 def pointers(metrics: Iterable[str], *, consistent_read: bool = False) -> dict[str, Pointer | None]:

@@ -3,7 +3,7 @@
 Every write of a learner's stats reaches the table's stream with the item before and after.
 On each board a change moves the learner from one tier to another, onto the board (a new
 learner, a restore) or off it (a soft or hard delete); a batch of records becomes a few
-per-tier deltas added to the counts the board's pointer keeps (stats/boards/tiers.py). A
+per-tier deltas added to the board's counts (the `rank_counts` job, stats/boards/tiers.py). A
 learner moving inside one tier changes no count and costs nothing.
 
 Delivery is at least once (Lambda retries a batch, a consumer killed after its write reads it
@@ -156,7 +156,7 @@ def apply_batch(shard_id: str, records: list[dict[str, Any]]) -> Applied:
                 for metric, change in changes.items():
                     pointer = pointers[metric]
                     transaction.update(
-                        jobs.Job(tiers.job_name(metric)),
+                        jobs.Job(tiers.counts_name(metric)),
                         actions=count_actions(change),
                         condition=jobs.Job.watermark == pointer.generation,
                         add_version_condition=False,
@@ -417,8 +417,7 @@ def hand_over(
     ceilings = [tier["ceiling"] for tier in cut]
     for _ in range(ROUNDS):
         at = window.stream.checkpoints() if window.stream is not None else {}
-        job = jobs.Job.get_or_none(tiers.job_name(metric), consistent_read=True)
-        stored = tiers.Pointer.from_job(metric, job)
+        stored = tiers.pointers([metric], consistent_read=True)[metric]
         if stored is not None and stored.generation >= generation:
             return HandOver(current=False)
         started = utcnow()
@@ -491,17 +490,29 @@ def hand_over(
                         )
                 for other, change in other_changes.items():
                     transaction.update(
-                        jobs.Job(tiers.job_name(other)),
+                        jobs.Job(tiers.counts_name(other)),
                         actions=count_actions(change),
                         condition=jobs.Job.watermark == others[other].generation,
                         add_version_condition=False,
                     )
+                # The counts' item follows the pointer: the checkpoints' conditions above
+                # already refuse this transaction if a batch moved them meanwhile.
+                transaction.update(
+                    jobs.Job(tiers.counts_name(metric)),
+                    actions=[
+                        jobs.Job.watermark.set(generation),
+                        jobs.Job.counts.set(fresh),
+                        jobs.Job.created_at.set(jobs.Job.created_at | utcnow()),
+                        jobs.Job.updated_at.set(utcnow()),
+                    ],
+                    add_version_condition=False,
+                )
                 transaction.update(
                     jobs.Job(tiers.job_name(metric)),
                     actions=[
                         jobs.Job.watermark.set(generation),
                         jobs.Job.state.set(state),
-                        jobs.Job.counts.set(fresh),
+                        jobs.Job.counts.remove(),  # where releases before kept them
                         jobs.Job.created_at.set(jobs.Job.created_at | utcnow()),
                         jobs.Job.updated_at.set(utcnow()),
                     ],

@@ -154,7 +154,7 @@ class Command(DynamoCommand):
                 idle = IDLE_SLEEP_FIRST
             elif had_records:
                 # Busy: the next round starts a window after this one, so each batch carries
-                # a window's changes and the board's pointer is written once for them all (the
+                # a window's changes and the board's counts are written once for them all (the
                 # Lambda's batching window, the same figure).
                 idle = IDLE_SLEEP_FIRST
                 self.sleep(began + streams.BATCH_WINDOW - time.monotonic())
