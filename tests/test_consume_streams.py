@@ -442,6 +442,24 @@ def test_a_rebuild_corrects_counts_that_went_wrong_and_says_by_how_much(board):
     assert sum(tiers.pointers(["xp"])["xp"].counts) == LEARNERS
 
 
+def test_counts_an_earlier_release_kept_on_the_pointer_wait_for_a_rebuild_to_move_them(board):
+    rebuild()
+    # As an earlier release left the xp board: its counts on the pointer, no item of their own.
+    kept = Job.get(tiers.counts_name("xp"), consistent_read=True)
+    Job.apply(tiers.job_name("xp"), [Job.counts.set(list(kept.counts))])
+    kept.delete()
+    assert not tiers.pointers(["xp"], consistent_read=True)["xp"].kept
+    sessions(10, seed=8)
+
+    assert "Caught up: 10 changes applied" in consume()  # the other boards', xp's left alone
+    assert Job.get_or_none(tiers.counts_name("xp"), consistent_read=True) is None
+
+    rebuild()
+    assert Job.get(tiers.job_name("xp"), consistent_read=True).counts is None
+    assert tiers.pointers(["xp"], consistent_read=True)["xp"].kept
+    assert exact_everywhere()
+
+
 # --- a Lambda batch finds its shard among several open ones -----------------------------------
 START = 100  # where the fake shards' ranges start: both reach every number from here on
 
