@@ -64,12 +64,14 @@ def guide(engine, settings) -> Iterator:
 
 
 @pytest.fixture
-def page(chromium, guide, live_server, transactional_db):
-    """A staff member (no superuser) who may change any browsed table's items, logged in."""
+def page(request, chromium, guide, live_server, transactional_db):
+    """A staff member (no superuser) who may change any browsed table's items, logged in, at
+    1280 px wide or at the width a test asks for (`indirect` parametrization)."""
     user = staff("tess", "dynamo_admin.change_table")
     user.set_password(PASSWORD)
     user.save()
-    context = chromium.new_context()
+    width = getattr(request, "param", 1280)
+    context = chromium.new_context(viewport={"width": width, "height": 844})
     page = context.new_page()
     page.set_default_timeout(10_000)
     problems: list[str] = []
@@ -90,9 +92,34 @@ def page(chromium, guide, live_server, transactional_db):
     page.site = live_server.url
     try:
         yield page
+        # Nothing wider than the window but what scrolls in its own box (the results).
+        wide = page.evaluate(WIDER_THAN_THE_WINDOW)
+        assert wide == [], wide
     finally:
         context.close()
     assert problems == []
+
+
+# The outermost elements reaching past the window's right edge, unless inside a box that scrolls.
+WIDER_THAN_THE_WINDOW = """() => {
+  const found = [];
+  const scrolls = (e) => {
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll') return true;
+    }
+    return false;
+  };
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width && r.right > window.innerWidth + 1 && !scrolls(e)
+        && !(e.parentElement && found.includes(e.parentElement))) found.push(e);
+  }
+  return found.map((e) => e.tagName + '#' + e.id + '.' + e.className + ' ' +
+                   Math.round(e.getBoundingClientRect().right));
+}"""
+
+ON_A_PHONE_TOO = pytest.mark.parametrize("page", [1280, 390], indirect=True, ids=["1280", "390"])
 
 
 def result_column(page, name: str) -> list[str]:
@@ -111,6 +138,7 @@ def test_staff_find_product_catalog_under_tables(page):
     assert "Artist" in page.inner_text("#console")
 
 
+@ON_A_PHONE_TOO
 def test_a_query_of_music_by_artist_and_titles_between_two(page):
     page.goto(f"{page.site}/admin/tables/Music/")
     page.check("input[name=mode][value=query]")
@@ -137,6 +165,7 @@ def test_a_scan_filtered_by_contains(page):
     assert set(result_column(page, "SongTitle")) == {"Happy Day"}
 
 
+@ON_A_PHONE_TOO
 def test_an_edit_through_the_item_textarea_keeps_every_other_attribute(page, guide):
     before = guide.get_item(TableName="Music", Key=ODD_SONG_KEY, ConsistentRead=True)["Item"]
     page.goto(f"{page.site}/admin/tables/Music/?mode=query&pk=No+One+You+Know&sk_op==&sk=Odd+Song")
