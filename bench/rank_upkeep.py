@@ -225,7 +225,7 @@ def main() -> int:
             meter_line = next((line for line in err.splitlines() if "DynamoDB:" in line), "")
             summary = next((line for line in out.splitlines() if "changes applied" in line), "")
             rcu, wcu = units(meter_line, "RCU"), units(meter_line, "WCU")
-            said = f"{summary}: `{meter_line.strip()}`"
+            said = f"{summary.rstrip('.')}: `{meter_line.strip()}`"
 
     lags = []
     for commit in commits:

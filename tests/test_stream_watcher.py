@@ -206,3 +206,14 @@ def test_without_a_stream_the_watcher_fails_saying_how_to_add_it(board, monkeypa
 
     with pytest.raises(upkeep.UpkeepError, match="create_tables"):
         upkeep.watcher({}, rounds(1))
+
+
+def test_a_change_waiting_through_several_rounds_is_written_once(board):
+    rebuild()
+    record_session("user011", xp=25, questions=4, correct=1, minutes=2)
+    _, _, records = stream_records()
+
+    done = upkeep.watcher({}, rounds(3))
+
+    assert done == {"marked": 1}  # the same moment each round: one write, not three
+    assert marker() == streams.created_at(records[-1])

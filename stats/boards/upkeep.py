@@ -299,13 +299,14 @@ def counted_up_to(stream: Stream, began: datetime) -> datetime | None:
 
 
 def watch(stop: Callable[[], bool], arn: str | None = None) -> int:
-    """Write the marker every WATCH_EVERY seconds until `stop()` says so; return how many times.
+    """Look every WATCH_EVERY seconds until `stop()` says so, writing the marker whenever its
+    moment moved (a record still waiting since the last round holds it); return the writes.
 
     Raise UpkeepError when the table has no stream."""
     stream = Stream.open(arn)
     if stream is None:
         raise UpkeepError("The user-stats table has no stream: run `manage.py create_tables`.")
-    described, marked = time.monotonic(), 0
+    described, marked, written = time.monotonic(), 0, None
     while not stop():
         began = time.monotonic()
         if began - described > WATCH_SHARDS_EVERY:
@@ -314,8 +315,9 @@ def watch(stop: Callable[[], bool], arn: str | None = None) -> int:
         if moment is None:
             described = 0.0  # a shard closed: its children are read in the next round, at once
             continue
-        mark_caught_up(moment)
-        marked += 1
+        if moment != written:
+            mark_caught_up(moment)
+            marked, written = marked + 1, moment
         time.sleep(max(0.0, began + WATCH_EVERY - time.monotonic()))
     return marked
 
