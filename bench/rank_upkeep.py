@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/rank_upkeep.py [--users 20000] [--writes 200] [--rat
 Prints a Markdown report. N learners (users and stats, as the other stats benchmarks write
 them), the score tiers rebuilt once, then `manage.py consume_streams` started as a process of
 its own, as `make run` starts it; or, with `--upkeep lambda`, the exported template's two
-functions as AWS runs them, in threads: the stream handler fed batches as its
+functions as AWS runs them, in a process of their own: the stream handler fed batches as its
 EventSourceMapping feeds it (each shard polled four times a second, up to 100 records or a
 1 s window a batch), and the watcher, which alone writes the marker. Then --writes sessions of
 learners drawn at random, paced at --rate a second from four threads (slower if writes take
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
+import logging
 import os
 import random
 import re
@@ -151,7 +153,36 @@ def marker_reader(stop: threading.Event, seen: list[tuple[float, datetime | None
         time.sleep(POLL_SECONDS)
 
 
+def run_lambda_functions() -> int:
+    """The child process of `--upkeep lambda`: the two functions until SIGTERM, then one JSON
+    line of what they did (the parent set the environment up against its engine)."""
+    import django
+
+    django.setup()
+    logging.disable(logging.INFO)
+    functions = LambdaUpkeep()
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    functions.start()
+    stopped.wait()
+    rcu, wcu, said = functions.finish()
+    print(json.dumps({"rcu": rcu, "wcu": wcu, "said": said}))
+    return 0
+
+
+def start_lambda_functions() -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, __file__, "--lambda-functions"],
+        cwd=BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--lambda-functions"]:
+        return run_lambda_functions()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=20_000)
     parser.add_argument("--writes", type=int, default=200)
@@ -188,11 +219,8 @@ def main() -> int:
         session_wcu = session_meter.write_units / 20
         counter_wcu = counter_meter.write_units / 20
 
-        if args.upkeep == "lambda":
-            consumer = LambdaUpkeep()
-            consumer.start()
-        else:
-            consumer = start_consumer(endpoint)
+        lambda_ = args.upkeep == "lambda"
+        consumer = start_lambda_functions() if lambda_ else start_consumer(endpoint)
         time.sleep(3)  # it applies the 20 sessions above and settles
         stop, seen = threading.Event(), []
         reader = threading.Thread(target=marker_reader, args=(stop, seen))
@@ -217,11 +245,14 @@ def main() -> int:
         time.sleep(6)
         stop.set()
         reader.join()
-        if args.upkeep == "lambda":
-            rcu, wcu, said = consumer.finish()
+        consumer.send_signal(signal.SIGTERM)
+        out, err = consumer.communicate(timeout=60)
+        if consumer.returncode != 0:
+            raise SystemExit(f"the upkeep failed: {err.strip().splitlines()[-1:]}")
+        if lambda_:
+            done = json.loads(out.strip().splitlines()[-1])
+            rcu, wcu, said = done["rcu"], done["wcu"], done["said"]
         else:
-            consumer.send_signal(signal.SIGTERM)
-            out, err = consumer.communicate(timeout=60)
             meter_line = next((line for line in err.splitlines() if "DynamoDB:" in line), "")
             summary = next((line for line in out.splitlines() if "changes applied" in line), "")
             rcu, wcu = units(meter_line, "RCU"), units(meter_line, "WCU")
@@ -231,7 +262,6 @@ def main() -> int:
     for commit in commits:
         after = [read for read, caught_up in seen if caught_up and caught_up >= commit]
         lags.append(min(after) - commit.timestamp() if after else float("inf"))
-    lambda_ = args.upkeep == "lambda"
     by = " under the Lambda and its watcher" if lambda_ else ""
     print(f"# Rank counts kept by the stream{by}, {args.users:,} learners\n")
     command = (
