@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -458,6 +459,47 @@ def test_counts_an_earlier_release_kept_on_the_pointer_wait_for_a_rebuild_to_mov
     assert Job.get(tiers.job_name("xp"), consistent_read=True).counts is None
     assert tiers.pointers(["xp"], consistent_read=True)["xp"].kept
     assert exact_everywhere()
+
+
+def test_counts_read_mid_hand_over_are_read_again_never_skipped(board, monkeypatch):
+    rebuild()
+    sessions(6, seed=9)
+    arn, records = records_since_rebuild()
+    shard_id = stream_records()[1]
+    before = watermark(shard_id)
+    # One BatchGetItem reads its items one by one: a hand-over can land between the pointer
+    # and its counts. Torn once: the batch reads again and applies to every board.
+    real, reads = tiers.pointers, []
+
+    def torn_once(metrics, **options):
+        found = real(metrics, **options)
+        reads.append(found)
+        if len(reads) == 1:
+            found["xp"] = dataclasses.replace(found["xp"], counts=None, torn=True)
+        return found
+
+    monkeypatch.setattr(tiers, "pointers", torn_once)
+    upkeep.handler(lambda_event(arn, records))
+    assert len(reads) == 2 and watermark(shard_id) != before
+    assert kept_counts() == true_counts()
+
+    # Torn for good (it never is: both items move in one transaction): the batch fails, its
+    # checkpoint where it was, rather than skip a board.
+    sessions(2, seed=10)
+    arn, records = records_since_rebuild()
+    reads.clear()
+    monkeypatch.setattr(
+        tiers,
+        "pointers",
+        lambda metrics, **options: {
+            m: dataclasses.replace(p, counts=None, torn=True) if p else p
+            for m, p in real(metrics, **options).items()
+        },
+    )
+    moved_to = watermark(shard_id)
+    with pytest.raises(upkeep.UpkeepError, match="contention"):
+        upkeep.handler(lambda_event(arn, records))
+    assert watermark(shard_id) == moved_to
 
 
 # --- a Lambda batch finds its shard among several open ones -----------------------------------

@@ -99,6 +99,9 @@ class Pointer:
     # When the stream's consumer last confirmed it had applied every change; None when it
     # never did (no consumer runs).
     caught_up_at: datetime | None = None
+    # The counts' item was read at another generation than the pointer: a rebuild's hand-over
+    # wrote both between the two reads (one BatchGetItem reads its items one by one).
+    torn: bool = False
 
     @classmethod
     def from_job(
@@ -119,7 +122,8 @@ class Pointer:
         state = job.state
         ceilings = tuple(state.get("ceilings") or ())
         counts = None
-        if kept is not None and kept.watermark == job.watermark and kept.counts is not None:
+        torn = kept is not None and kept.watermark != job.watermark
+        if kept is not None and not torn and kept.counts is not None:
             counts = tuple(int(n) for n in kept.counts)
         if counts is not None and len(counts) != len(ceilings):
             counts = None  # not this generation's counts
@@ -136,6 +140,7 @@ class Pointer:
             ceilings,
             counts,
             caught_up_at,
+            torn,
         )
 
     @property

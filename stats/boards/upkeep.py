@@ -114,6 +114,12 @@ def count_actions(change: Counter) -> list:
     return [jobs.Job.counts[index].set(jobs.Job.counts[index] + d) for index, d in change.items()]
 
 
+def torn(pointers: dict[str, tiers.Pointer | None]) -> bool:
+    """Return whether a board's counts were read mid hand-over: read them again, for a batch
+    that skipped that board would move the checkpoint past changes it never counted."""
+    return any(pointer is not None and pointer.torn for pointer in pointers.values())
+
+
 def _connection() -> Connection:
     return jobs.Job._get_connection().connection
 
@@ -150,6 +156,8 @@ def apply_batch(shard_id: str, records: list[dict[str, Any]]) -> Applied:
         if not fresh:
             return Applied(repeated=len(records))
         pointers = tiers.pointers(METRICS, consistent_read=True)
+        if torn(pointers):
+            continue
         changes = deltas((record_scores(r) for r in fresh), pointers)
         try:
             with TransactWrite(connection=_connection()) as transaction:
@@ -422,6 +430,8 @@ def hand_over(
         stored = tiers.pointers([metric], consistent_read=True)[metric]
         if stored is not None and stored.generation >= generation:
             return HandOver(current=False)
+        if stored is not None and stored.torn:
+            continue  # another rebuild's hand-over is landing: read again
         started = utcnow()
         window.read_on()
         unfinished = window.stream.unfinished(at) if window.stream is not None else []
@@ -453,6 +463,8 @@ def hand_over(
                 _adjust(old, old_ceilings, shown, then)
         # The checkpoints move past these changes for every board: the other boards get them too.
         others = tiers.pointers([m for m in METRICS if m != metric], consistent_read=True)
+        if torn(others):
+            continue
         between = [
             (c.before, c.after)
             for changes in window.changes.values()
