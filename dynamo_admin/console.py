@@ -2,7 +2,8 @@
 
 The query string is the whole query (bookmarkable): `index`, `mode` (query or scan), `pk`
 (and `pk1` to `pk3` for the further partition attributes of an index with a multi-attribute
-key), `sk_op`, `sk`, `sk2` (a condition on the first sort attribute), `order`, filters
+key), `sk_op`, `sk`, `sk2` (a condition on the first sort attribute; `s1_op`, `s1`, `s1_and`
+to `s3_…` on the further sort attributes of such a key, left to right), `order`, filters
 `f<n>`/`o<n>`/`v<n>`/`w<n>`/`t<n>`, `columns`, `cursor` and `confirm`. Each value is typed
 as its attribute is stored: a key attribute as the table defines it, any other as its
 filter's type says (text unless told). A page reads at most MAX_CALLS pages of at most
@@ -44,6 +45,8 @@ FILTER_OPERATORS = (
 VALUE_TYPES = ("S", "N", "B", "BOOL", "NULL")
 STORED_TYPES = ("S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "M", "L")
 MAX_FILTERS = 10
+# The query string's names of a further sort attribute's condition (`s1_op`, `s1`, `s1_and`...).
+SORT_PARAMS = {"op": "_op", "value": "", "and": "_and"}
 MAX_IN_VALUES = 100  # DynamoDB's own limit on IN's list
 PER_PAGE, MAX_PER_PAGE = 50, 200
 MAX_CALLS = 10  # calls one page may make, whatever its filters leave out
@@ -101,6 +104,8 @@ class Console:
     sk_op: str = ""
     sk: str = ""
     sk2: str = ""
+    # An index's further sort attributes: (operator, value, second value) each, in key order.
+    more_sorts: list[tuple[str, str, str]] = field(default_factory=list)
     descending: bool = False
     filters: list[Filter] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
@@ -123,8 +128,13 @@ class Console:
         console.pk = params.get("pk", "")
         console.more_pks = [params.get(f"pk{n}", "") for n in range(1, len(console.hash_keys))]
         console.sk_op, console.sk, console.sk2 = (params.get(k, "") for k in ("sk_op", "sk", "sk2"))
-        if console.sk_op and console.sk_op not in SORT_OPERATORS:
-            raise BadQuery(_("Unknown sort key condition %(op)r.") % {"op": console.sk_op})
+        console.more_sorts = [
+            (params.get(f"s{n}_op", ""), params.get(f"s{n}", ""), params.get(f"s{n}_and", ""))
+            for n in range(1, len(console.range_keys))
+        ]
+        for op in (console.sk_op, *(sort[0] for sort in console.more_sorts)):
+            if op and op not in SORT_OPERATORS:
+                raise BadQuery(_("Unknown sort key condition %(op)r.") % {"op": op})
         console.descending = params.get("order") == "desc"
         for n in range(MAX_FILTERS):
             name = params.get(f"f{n}", "").strip()
@@ -178,6 +188,28 @@ class Console:
         return self.index.range_key if self.index else self.table.range_key
 
     @property
+    def range_keys(self) -> list[str]:
+        """Return the sort attributes, in the key's order (several for a multi-attribute key)."""
+        if self.index:
+            return self.index.range_keys
+        return [self.table.range_key] if self.table.range_key else []
+
+    @property
+    def sort_fields(self) -> list[dict[str, str]]:
+        """Return the form's sort rows: each attribute, its parameters and their values."""
+        names = self.range_keys
+        first = {"op": "sk_op", "value": "sk", "and": "sk2"}
+        params = [first, *({k: f"s{n}{v}" for k, v in SORT_PARAMS.items()} for n in range(1, 4))]
+        values = [(self.sk_op, self.sk, self.sk2), *self.more_sorts]
+        values += [("", "", "")] * (len(names) - len(values))  # a console not read from a URL
+        return [
+            {"name": name, "params": param, "op": op, "value": value, "and": second}
+            for name, param, (op, value, second) in zip(
+                names, params[: len(names)], values[: len(names)], strict=True
+            )
+        ]
+
+    @property
     def is_query(self) -> bool:
         return self.mode == "query"
 
@@ -215,8 +247,9 @@ class Console:
 
     def key_condition(self, expression: Expression) -> str:
         """Return the key condition: each partition attribute equal to its value, then the
-        condition on the first sort attribute (a multi-attribute key's later ones are not
-        offered: DynamoDB takes them left to right, each after an equality on the one before)."""
+        conditions on the sort attributes. DynamoDB takes a multi-attribute key's sort
+        attributes left to right: every one before the last with a condition must be equal to
+        a value, and none may be skipped."""
         parts = []
         for key in self.key_fields:
             name, value = key["name"], key["value"]
@@ -224,17 +257,32 @@ class Console:
                 raise BadQuery(_("A Query needs the value of %(key)s.") % {"key": name})
             typed_value = expression.value(typed(value, self.type_of(name), name))
             parts.append(f"{expression.name(name)} = {typed_value}")
-        condition = " AND ".join(parts)
-        if not self.sk_op or self.range_key is None:
-            return condition
-        sk_name, kind = expression.name(self.range_key), self.type_of(self.range_key)
-        first = expression.value(typed(self.sk, kind, self.range_key))
-        if self.sk_op == "between":
-            second = expression.value(typed(self.sk2, kind, self.range_key))
-            return f"{condition} AND {sk_name} BETWEEN {first} AND {second}"
-        if self.sk_op == "begins_with":
-            return f"{condition} AND begins_with({sk_name}, {first})"
-        return f"{condition} AND {sk_name} {self.sk_op} {first}"
+        sorts = self.sort_fields
+        asked = [n for n, sort in enumerate(sorts) if sort["op"]]
+        for n in asked:
+            before = next((s for s in sorts[:n] if s["op"] != "="), None)
+            if before is not None:
+                raise BadQuery(
+                    _(
+                        "A condition on %(later)s needs %(earlier)s = a value first: DynamoDB "
+                        "reads the sort attributes of a key left to right."
+                    )
+                    % {"later": sorts[n]["name"], "earlier": before["name"]}
+                )
+        for sort in (sorts[n] for n in asked):
+            parts.append(self.sort_condition(expression, sort))
+        return " AND ".join(parts)
+
+    def sort_condition(self, expression: Expression, sort: dict[str, str]) -> str:
+        """Return one sort attribute's condition, its values typed as the attribute is."""
+        name, kind = sort["name"], self.type_of(sort["name"])
+        key, first = expression.name(name), expression.value(typed(sort["value"], kind, name))
+        if sort["op"] == "between":
+            second = expression.value(typed(sort["and"], kind, name))
+            return f"{key} BETWEEN {first} AND {second}"
+        if sort["op"] == "begins_with":
+            return f"begins_with({key}, {first})"
+        return f"{key} {sort['op']} {first}"
 
     def filter_condition(self, f: Filter, expression: Expression) -> str:
         name, kind = expression.name(f.name), self.type_of(f.name, f.type)

@@ -11,6 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dynamo_admin.models import AdminLog
 from dynamo_admin.tests.pages import form_fields
@@ -92,11 +94,19 @@ def test_a_multi_attribute_index_is_listed_queried_and_scanned(admin_client_, al
         url, {**chosen, "mode": "query", "pk": partition, "sk_op": ">", "sk": "500"}
     )
     scanned = admin_client_.get(url, {**chosen, "mode": "scan", "f0": "xp", "o0": ">", "v0": "100"})
+    xp = UserStats.get("alice").xp
+    # The second sort attribute, username, after xp's equality.
+    then = {**chosen, "mode": "query", "pk": partition, "sk_op": "=", "sk": str(xp)}
+    named = admin_client_.get(url, {**then, "s1_op": "begins_with", "s1": "ali"})
+    other = admin_client_.get(url, {**then, "s1_op": ">", "s1": "alice"})
 
     assert "gsi_leaderboard_xp (global): leaderboard_partition, xp + username" in listing
     page = queried.content.decode()
     assert queried.status_code == 200 and 'id="multi-attribute-key"' in page
-    assert "the first sort attribute xp only" in page
+    assert "conditions on the sort attributes left to right" in page
+    assert '<label for="id_s1_op">username</label>' in page
+    assert [row["key"] for row in named.context["rows"]] == ['{"username":{"S":"alice"}}']
+    assert other.status_code == 200 and other.context["rows"] == []
     assert [row["key"] for row in queried.context["rows"]] == ['{"username":{"S":"alice"}}']
     assert above.status_code == 200 and above.context["rows"] == []
     assert [row["key"] for row in scanned.context["rows"]] == ['{"username":{"S":"alice"}}']
@@ -166,3 +176,41 @@ def test_access_denied_is_a_page_naming_the_action_not_the_generic_outage(admin_
     # What the hosts' role lacks, said where staff see it (EngineFailureMiddleware says less).
     assert response.status_code == 503
     assert "DynamoDB refused ListTables (AccessDeniedException)" in response.content.decode()
+
+
+texts = st.one_of(
+    st.sampled_from(["", "0", "100", "1e309", "alice", "²", "\x00", '"', "a" * 2100]),
+    st.text(max_size=20),
+)
+sort_ops = st.sampled_from(["", "=", "<", ">=", "between", "begins_with", "like"])
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    query=st.fixed_dictionaries(
+        {"index": st.just("gsi_leaderboard_xp"), "mode": st.just("query")},
+        optional={
+            "pk": st.one_of(texts, st.just("ALL")),
+            "sk_op": sort_ops,
+            "sk": texts,
+            "sk2": texts,
+            "s1_op": sort_ops,
+            "s1": texts,
+            "s1_and": texts,
+            "s2_op": sort_ops,
+            "order": st.sampled_from(["asc", "desc", "x"]),
+        },
+    )
+)
+def test_no_condition_on_a_multi_attribute_key_makes_the_page_fail(admin_client_, alice, query):
+    from stats.models import UserStats
+
+    response = admin_client_.get(f"/admin/tables/{UserStats.Meta.table_name}/", query)
+
+    assert response.status_code in (200, 400), query
+    if response.status_code == 400:
+        assert b'id="query-error"' in response.content

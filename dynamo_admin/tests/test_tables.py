@@ -240,6 +240,7 @@ def test_an_index_keyed_by_several_attributes_is_queried_on_each_partition_attri
                     {"AttributeName": "Game", "KeyType": "HASH"},
                     {"AttributeName": "Region", "KeyType": "HASH"},
                     {"AttributeName": "Score", "KeyType": "RANGE"},
+                    {"AttributeName": "Player", "KeyType": "RANGE"},
                 ],
                 "Projection": {"ProjectionType": "ALL"},
             }
@@ -259,6 +260,11 @@ def test_an_index_keyed_by_several_attributes_is_queried_on_each_partition_attri
         queried = boss.get(url, {**query, "sk_op": ">", "sk": "5"})
         every = boss.get(url, query)
         halved = boss.get(url, {**query, "pk1": ""})
+        # The second sort attribute after the first's equality; never before it.
+        second = boss.get(url, {**query, "sk_op": "=", "sk": "7", "s1_op": ">=", "s1": "a"})
+        missed = boss.get(url, {**query, "sk_op": "=", "sk": "7", "s1_op": ">", "s1": "ada"})
+        skipped = boss.get(url, {**query, "s1_op": "=", "s1": "bob"})
+        ranged = boss.get(url, {**query, "sk_op": ">", "sk": "1", "s1_op": "=", "s1": "bob"})
         scanned = boss.get(url, {**chosen, "mode": "scan", "f0": "Score", "o0": "<", "v0": "5"})
     finally:
         music.client.delete_table(TableName="Scores")
@@ -273,6 +279,13 @@ def test_an_index_keyed_by_several_attributes_is_queried_on_each_partition_attri
         '{"Player":{"S":"ada"}}',
     ]
     assert halved.status_code == 400 and b"needs the value of Region" in halved.content
+    assert '<label for="id_s1_op">Player</label>' in blank and 'name="s1_and"' in blank
+    assert [row["key"] for row in second.context["rows"]] == ['{"Player":{"S":"ada"}}']
+    assert second.context["console"].sort_fields[1]["value"] == "a"  # the form keeps it
+    assert missed.status_code == 200 and missed.context["rows"] == []
+    for refused in (skipped, ranged):
+        assert refused.status_code == 400
+        assert b"A condition on Player needs Score = a value first" in refused.content
     assert [row["key"] for row in scanned.context["rows"]] == ['{"Player":{"S":"bob"}}']
 
 
