@@ -3,15 +3,18 @@
 The tables come from the models (`tables.expected_table`, what `create_tables` sends), so the
 template and the tables the code creates cannot drift apart. The policy grants the data-plane
 actions the DynamoDB layer and the admin's Tables pages perform, on these tables and their
-indexes only (ListTables alone names no table: IAM cannot scope it); schema changes
+indexes, and the Tables pages' on the further tables DYNAMO_ADMIN_TABLES names (ListTables
+alone names no table: IAM cannot scope it); schema changes
 (CreateTable, UpdateTable, DeleteTable) are CloudFormation's job and are not granted.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import streams, tables
+from .conf import dynamo_settings
 from .models import DynamoModel, table_name_for
 
 # What the application calls on a table: item reads and writes (transaction items are
@@ -45,6 +48,26 @@ INDEX_ACTIONS = ("PartiQLSelect", "Query", "Scan")
 # The Tables page lists the account's tables and shows those under the prefix: ListTables
 # has no table to name, so it is granted on "*" and on nothing else.
 ACCOUNT_ACTIONS = ("ListTables",)
+# The admin's Tables pages on a table `DYNAMO_ADMIN_TABLES` allows that no model describes:
+# what they read and write there, and on its indexes (the History entries go to the admin
+# log, one of the prefix's tables, granted above).
+BROWSED_TABLE_ACTIONS = (
+    "ConditionCheckItem",
+    "DeleteItem",
+    "DescribeTable",
+    "DescribeTimeToLive",
+    "GetItem",
+    "PartiQLDelete",
+    "PartiQLInsert",
+    "PartiQLSelect",
+    "PartiQLUpdate",
+    "PutItem",
+    "Query",
+    "Scan",
+    "UpdateItem",
+)
+# A DynamoDB table name's characters, and the two glob wildcards IAM's resource ARNs share.
+BROWSED_PATTERN = re.compile(r"[A-Za-z0-9_.*?-]{1,255}")
 # Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
 SCHEMA_ACTIONS = frozenset({"CreateTable", "UpdateTable", "DeleteTable", "UpdateTimeToLive"})
 # The template's parameter: the IAM role the web and worker hosts run as.
@@ -147,6 +170,7 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
                 "Resource": [stream_arn(m) for m in streamed(models)],
             }
         )
+    statements += browsed_statements(models, prefix)
     statements.append(
         {
             "Sid": "TableNames",
@@ -164,6 +188,45 @@ def policy_resource(models: list[type[DynamoModel]], prefix: str) -> dict[str, A
             "Roles": [{"Ref": HOST_ROLE}],
         },
     }
+
+
+def browsed_patterns(models: list[type[DynamoModel]], prefix: str) -> list[str]:
+    """Return the `DYNAMO_ADMIN_TABLES` patterns that reach past this prefix's own tables.
+
+    Raise ValueError for one IAM cannot express (a `[...]` class, a character no table name
+    holds): it would grant something else than the pages allow.
+    """
+    patterns = dynamo_settings.DYNAMO_ADMIN_TABLES or []
+    own = {table_name_for(m, prefix) for m in models}
+    for pattern in patterns:
+        if not BROWSED_PATTERN.fullmatch(pattern):
+            raise ValueError(
+                f"DYNAMO_ADMIN_TABLES holds {pattern!r}: an IAM policy can only name tables by "
+                "their letters, digits, '_', '-' and '.', with '*' and '?' as wildcards."
+            )
+    return [p for p in patterns if p not in own]
+
+
+def browsed_statements(models: list[type[DynamoModel]], prefix: str) -> list[dict[str, Any]]:
+    """Return the grants of the Tables pages on the tables DYNAMO_ADMIN_TABLES adds, if any."""
+    patterns = browsed_patterns(models, prefix)
+    if not patterns:
+        return []
+    arn = "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/"
+    return [
+        {
+            "Sid": "BrowsedTables",
+            "Effect": "Allow",
+            "Action": [f"dynamodb:{action}" for action in BROWSED_TABLE_ACTIONS],
+            "Resource": [{"Fn::Sub": f"{arn}{pattern}"} for pattern in patterns],
+        },
+        {
+            "Sid": "BrowsedIndexes",
+            "Effect": "Allow",
+            "Action": [f"dynamodb:{action}" for action in INDEX_ACTIONS],
+            "Resource": [{"Fn::Sub": f"{arn}{pattern}/index/*"} for pattern in patterns],
+        },
+    ]
 
 
 def handled(models: list[type[DynamoModel]]) -> list[type[DynamoModel]]:

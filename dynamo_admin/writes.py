@@ -16,7 +16,7 @@ from pynamodb.models import Model
 
 from dynamo.batch import TRANSACTION_LIMIT, delete_request
 from dynamo.exceptions import AlreadyExists, ConflictError, StaleVersion
-from dynamo.models import DynamoModel, taken_key_message
+from dynamo.models import DynamoModel, client_for, taken_key_message
 
 from .claims import MODELS, item_condition
 from .meta import label_of, meta, pk_of
@@ -144,7 +144,9 @@ def write_together(writes: list[Write], actor: str, updates: Sequence[Update] = 
         )
         requests.append({"Update": request})
         owners.append(None)
-    connection = type(writes[0].item)._get_connection().connection  # metered like every call
+    model = type(writes[0].item)  # a table's own key-only model too: metered like every call
+    connection = model._get_connection().connection
+    client_for(model)
     try:
         # The token makes botocore's own retry of a call that timed out after DynamoDB applied
         # it a success, not a second attempt refused by the conditions the first one met.

@@ -221,3 +221,44 @@ def test_the_watchers_role_reads_the_stream_and_writes_only_the_jobs_table():
     others = {a for s in statements for a in s["Action"] if not a.startswith("dynamodb:")}
     assert others == {"logs:CreateLogStream", "logs:PutLogEvents"}
     assert all("*" not in s["Resource"] for s in statements)
+
+
+def test_tables_the_admin_may_browse_beyond_the_prefix_get_the_tables_pages_grants(
+    settings, tmp_path
+):
+    settings.DYNAMO_ADMIN_TABLES = ["Music", "Product*", "skillboard-prod-users"]
+    template = export("--prefix", "skillboard-prod-")
+    path = tmp_path / "browsed.json"
+    path.write_text(json.dumps(template))
+
+    linted = subprocess.run([str(CFN_LINT), str(path)], capture_output=True, text=True, timeout=300)
+
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    statements = {
+        s["Sid"]: s
+        for s in template["Resources"]["DynamoDBAccessPolicy"]["Properties"]["PolicyDocument"][
+            "Statement"
+        ]
+    }
+    arn = "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/"
+    # The prefix's own table is granted already; the others by name or pattern, and their
+    # indexes for reads only.
+    assert statements["BrowsedTables"]["Resource"] == [
+        {"Fn::Sub": f"{arn}Music"},
+        {"Fn::Sub": f"{arn}Product*"},
+    ]
+    assert statements["BrowsedIndexes"]["Resource"][0] == {"Fn::Sub": f"{arn}Music/index/*"}
+    assert set(statements["BrowsedIndexes"]["Action"]) == {
+        "dynamodb:Query",
+        "dynamodb:Scan",
+        "dynamodb:PartiQLSelect",
+    }
+    assert "dynamodb:CreateTable" not in statements["BrowsedTables"]["Action"]
+
+
+def test_without_tables_beyond_the_prefix_the_policy_names_none():
+    statements = export("--prefix", "p-")["Resources"]["DynamoDBAccessPolicy"]["Properties"][
+        "PolicyDocument"
+    ]["Statement"]
+
+    assert not [s for s in statements if s["Sid"].startswith("Browsed")]

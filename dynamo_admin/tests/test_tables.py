@@ -7,11 +7,13 @@ conditional UpdateItem of what changed), adds, deletes, exports, and who may do 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from html import escape
+from io import StringIO
 from unittest import mock
 from urllib.parse import urlencode
 
@@ -19,11 +21,13 @@ import pytest
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 from django.contrib.auth.models import User as StaffUser
+from django.core.management import CommandError, call_command
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dynamo import local, tables
+from dynamo.meter import metered
 from dynamo.models import configure
 from dynamo_admin import console as console_module
 from dynamo_admin.models import AdminLog
@@ -691,3 +695,68 @@ def test_a_history_link_naming_no_item_of_the_table_is_a_400(boss, logged):
 
     assert response.status_code == 400
     assert "This History link is broken" in response.content.decode()
+
+
+# --- what the exported policy grants on these tables ------------------------------------------
+def test_the_exported_policy_grants_every_call_the_pages_make_on_the_tables_allowed(boss, music):
+    """What staff do on the Tables pages of the tables DYNAMO_ADMIN_TABLES adds, metered, is
+    what `export_cloudformation`'s policy grants on them: in AWS it works as here."""
+    url = item_url("No One You Know", "Odd Song")
+    with metered() as meter:
+        boss.get(TABLES)
+        boss.get(MUSIC, {"mode": "query", "pk": "Acme Band"})
+        boss.get(MUSIC, {"mode": "scan", "index": "AlbumTitle-index"})
+        boss.get(MUSIC, {"mode": "query", "index": "AlbumTitle-index", "pk": "Songs About Life"})
+        form = form_fields(boss, url)
+        typed = json.loads(form["item"])
+        saved = boss.post(url, {**form, "item": json.dumps({**typed, "Awards": {"N": "3"}})})
+        assert saved.status_code == 302
+        boss.post(PARTIQL, {"statement": """SELECT * FROM "Music" WHERE Artist = 'Acme Band'"""})
+        boss.post(
+            PARTIQL,
+            {
+                "statement": """UPDATE "Music" SET Awards = 2 WHERE Artist = 'Acme Band' """
+                """AND SongTitle = 'Happy Day'"""
+            },
+        )
+        listing = boss.get(MUSIC, {"mode": "query", "pk": "Acme Band"})
+        keys = [row["key"] for row in listing.context["rows"]]
+        asked = boss.post(f"{MUSIC}delete/", {"key": keys})
+        deleted = boss.post(f"{MUSIC}delete/", {"shown": asked.context["shown"], "back": ""})
+        assert deleted.status_code == 302
+    out = StringIO()
+    call_command("export_cloudformation", "--prefix", "p-", stdout=out)
+    statements = json.loads(out.getvalue())["Resources"]["DynamoDBAccessPolicy"]["Properties"][
+        "PolicyDocument"
+    ]["Statement"]
+    browsed = [s for s in statements if s["Sid"].startswith("Browsed")]
+
+    def granted(action: str, target: str) -> bool:
+        return any(
+            f"dynamodb:{action}" in s["Action"]
+            and any(
+                fnmatch.fnmatchcase(target, r["Fn::Sub"].partition(":table/")[2])
+                for r in s["Resource"]
+            )
+            for s in browsed
+        )
+
+    performed = {
+        (action, target)
+        for call in meter.calls
+        for action, target in call.targets
+        if target.partition("/")[0] in ("Music", "ProductCatalog", "Forum", "Reply")
+    }
+    assert {a for a, _ in performed} >= {
+        *("Query", "Scan", "GetItem", "UpdateItem", "DeleteItem", "DescribeTable"),
+        *("DescribeTimeToLive", "PartiQLSelect", "PartiQLUpdate"),
+    }
+    assert [pair for pair in performed if not granted(*pair)] == []
+    assert [r["Fn::Sub"].rpartition("/")[2] for r in browsed[0]["Resource"]] == ALLOWED
+
+
+def test_a_table_pattern_iam_cannot_name_stops_the_export_saying_why(settings):
+    settings.DYNAMO_ADMIN_TABLES = ["Music", "Product[AB]*"]
+
+    with pytest.raises(CommandError, match=r"Product\[AB\]\*.*'\*' and '\?' as wildcards"):
+        call_command("export_cloudformation", "--prefix", "p-", stdout=StringIO())

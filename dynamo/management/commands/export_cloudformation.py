@@ -13,7 +13,8 @@ from dynamo import cloudformation
 class Command(BaseCommand):
     help = (
         "Print a CloudFormation template (JSON) of this prefix's DynamoDB tables, generated "
-        "from the models, with a least-privilege IAM managed policy for the application."
+        "from the models, with a least-privilege IAM managed policy for the application (and "
+        "the admin's Tables pages on the further tables DYNAMO_ADMIN_TABLES allows)."
     )
 
     def add_arguments(self, parser):
@@ -27,4 +28,8 @@ class Command(BaseCommand):
         prefix = settings.DYNAMODB_TABLE_PREFIX if prefix is None else prefix
         if not prefix:
             raise CommandError("Give a table prefix: an empty one would claim every table.")
-        self.stdout.write(json.dumps(cloudformation.template(prefix), indent=2))
+        try:
+            template = cloudformation.template(prefix)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(json.dumps(template, indent=2))
