@@ -13,6 +13,7 @@ import gc
 import io
 import subprocess
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,6 +50,29 @@ def pytest_unconfigure(config):
     # collections a walk over a heap that is only waiting to be freed.
     gc.collect()
     gc.freeze()
+
+
+# `make test` gives each worker whole modules (`--dist loadfile`), in the order collected
+# (`--no-loadscope-reorder`, pyproject.toml): these modules, a few long tests each, first, and
+# the others after them, the most tests first. pytest-xdist's own order (most tests first) sent
+# them last, and one worker ran the last of them while the other had nothing left to run.
+SENT_FIRST = (
+    "test_anonymous_cost.py",  # a board of 2,000 learners seeded on DynamoDB Local
+    "test_launcher_signals.py",  # `make run` started and stopped twice
+    "test_accessibility_browser.py",  # axe-core on every page at two widths
+    "test_serve_browser.py",  # `make serve`'s commands and gunicorn
+    "test_outages.py",  # the web's deadline waited out on a frozen engine
+)
+
+
+def pytest_collection_modifyitems(items):
+    def order(item: pytest.Item) -> tuple[int, int]:
+        name = item.path.name
+        first = SENT_FIRST.index(name) if name in SENT_FIRST else len(SENT_FIRST)
+        return first, -tests_in[item.path]
+
+    tests_in = Counter(item.path for item in items)
+    items.sort(key=order)  # stable: a module's tests keep their order
 
 
 def pytest_generate_tests(metafunc):

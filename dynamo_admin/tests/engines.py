@@ -1,9 +1,16 @@
 """DynamoDB Local with boto3 at hand, for tables made elsewhere: one engine for the run, each
-module's tables dropped when the module ends."""
+module's tables dropped when the module ends.
+
+The tests that can run on either engine are parametrized over ENGINES: "moto" and "local" by
+default. `bin/test-package` runs them on both engines on the first Django it tests and on moto
+alone on the others (`DYNAMO_ADMIN_TEST_ENGINES=moto`): how DynamoDB Local answers does not
+depend on Django's version. The tests whose tables only DynamoDB Local holds run on it always.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -16,6 +23,18 @@ from dynamo import local, tables
 from dynamo.models import configure
 from dynamo_admin.models import AdminLog
 
+# The tests' boto3 clients and resources come from one session: moto's mock empties boto3's
+# default session, and each new session reads DynamoDB's service model again (JSON, 1.5 MB)
+# before it makes its first client.
+SESSION = boto3.session.Session()
+
+# The engines of the tests parametrized over "moto" and "local"; the others keep theirs.
+ENGINES = [
+    e.strip() for e in (os.environ.get("DYNAMO_ADMIN_TEST_ENGINES") or "moto,local").split(",")
+]
+if not ENGINES or not set(ENGINES) <= {"moto", "local"}:
+    raise ValueError(f"DYNAMO_ADMIN_TEST_ENGINES: moto, local or both, not {ENGINES}")
+
 
 @contextmanager
 def local_engine() -> Iterator[local.Engine]:
@@ -27,8 +46,8 @@ def local_engine() -> Iterator[local.Engine]:
             "aws_access_key_id": "local",
             "aws_secret_access_key": "local",
         }
-        engine.client = boto3.client("dynamodb", **options)
-        engine.resource = boto3.resource("dynamodb", **options)
+        engine.client = SESSION.client("dynamodb", **options)
+        engine.resource = SESSION.resource("dynamodb", **options)
         yield engine
 
 
@@ -51,8 +70,8 @@ def engine_for(request: Any, local_fixture: str, make_table: Callable[[Any], Non
         request.getfixturevalue("dynamo")  # a fresh moto, the admin's log made
         options = {"region_name": "us-east-1"}
         engine = SimpleNamespace(
-            client=boto3.client("dynamodb", **options),
-            resource=boto3.resource("dynamodb", **options),
+            client=SESSION.client("dynamodb", **options),
+            resource=SESSION.resource("dynamodb", **options),
             endpoint=None,
         )
         make_table(engine.client)

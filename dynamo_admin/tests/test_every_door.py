@@ -22,7 +22,6 @@ from decimal import Decimal
 from io import StringIO
 from typing import Any
 
-import boto3
 import pytest
 from django.contrib.auth.models import User as StaffUser
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -44,7 +43,7 @@ from dynamo_admin.models import AdminLog
 
 from .budget import examples
 from .conftest import logged_in, staff
-from .engines import point, tables_dropped_after
+from .engines import SESSION, point, tables_dropped_after
 from .pages import form_fields
 from .samples.admin import ProductCatalogAdmin
 from .samples.models import ProductCatalog
@@ -639,7 +638,7 @@ def shelves(draw) -> dict:
 
 @pytest.fixture
 def moto_client(dynamo):
-    return boto3.client("dynamodb", region_name="us-east-1")
+    return SESSION.client("dynamodb", region_name="us-east-1")
 
 
 def put_shelf(client, shelf: dict) -> Items:

@@ -10,7 +10,6 @@ import json
 from collections.abc import Iterator
 from io import StringIO
 
-import boto3
 import pytest
 from django.contrib import admin
 from django.core.management import call_command
@@ -18,7 +17,7 @@ from django.core.management import call_command
 from dynamo_admin import ModelAdmin
 from dynamo_admin.meta import ModelOpts
 
-from .engines import point
+from .engines import SESSION, point
 from .samples.library import LIBRARY, TABLE, Map, make_library_table
 from .test_single_table_redeclared import ITEMS, s
 
@@ -35,7 +34,7 @@ class MapAdmin(ModelAdmin):
 def library(db, dynamo) -> Iterator:
     """The library table with a map and a loan, Map registered on the project's site, and no
     model of the family holding a connection yet (as in a fresh `manage.py` process)."""
-    client = boto3.client("dynamodb", region_name="us-east-1")
+    client = SESSION.client("dynamodb", region_name="us-east-1")
     make_library_table(client)
     point(LIBRARY, None)
     for item in (ARCHIPELAGO, LOAN):

@@ -28,7 +28,7 @@ from dynamo.models import configure
 
 from .budget import examples
 from .conftest import calls, logged_in
-from .engines import tables_dropped_after
+from .engines import ENGINES, tables_dropped_after
 
 BOOKS = "/admin/library/book/"
 ISBN, TITLE = 1, 2  # their places in BookAdmin.list_display: `?o=2` sorts by title
@@ -125,7 +125,7 @@ def test_paging_to_the_end_shows_every_matching_book_once_in_order(
         assert found[-1] or len(found) == 1
 
 
-@pytest.fixture(params=["moto", "local"])
+@pytest.fixture(params=ENGINES)
 def engine_client(request, db) -> Iterator[Client]:
     """A superuser's client over the library's tables on moto, then on DynamoDB Local."""
     if request.param == "moto":

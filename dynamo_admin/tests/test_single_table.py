@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from io import StringIO
 from unittest.mock import patch
 
-import boto3
 import pytest
 from django.contrib import admin as django_admin
 from django.contrib.admin.utils import quote
@@ -36,7 +35,7 @@ from dynamo_admin.writes import Cancelled, Write, write_together
 
 from .conftest import logged_in
 from .conftest import staff as staff_user
-from .engines import canonical, empty, engine_for, point, tables_dropped_after
+from .engines import ENGINES, SESSION, canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.admin import CustomerAdmin
 from .samples.single import (
@@ -116,7 +115,7 @@ def local_shop(dynamodb_local) -> Iterator:
         yield engine
 
 
-@pytest.fixture(params=["moto", "local"])
+@pytest.fixture(params=ENGINES)
 def shop(request, db) -> Iterator:
     """The table `Shop` with ITEMS, on moto or DynamoDB Local, and the admin's log beside it."""
     engine = engine_for(request, "local_shop", make_shop_table)
@@ -753,7 +752,7 @@ def test_autocomplete_never_answers_with_another_type_s_item(dynamo, tags_site):
         type("ColourAdmin", (ModelAdmin,), {"item_condition": Colour.id.startswith("COLOUR#")}),
     )
     point([Label, Colour], None)
-    boto3.client("dynamodb", region_name="us-east-1").create_table(
+    SESSION.client("dynamodb", region_name="us-east-1").create_table(
         TableName="Tags",
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],

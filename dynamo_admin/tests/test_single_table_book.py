@@ -16,7 +16,6 @@ import sys
 import types
 from collections.abc import Iterator
 
-import boto3
 import pytest
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import User as StaffUser
@@ -29,7 +28,7 @@ from pynamodb.models import Model
 from dynamo_admin import ModelAdmin, TabularInline
 from dynamo_admin.sites import DynamoAdminSite
 
-from .engines import canonical, empty, engine_for, point, tables_dropped_after
+from .engines import ENGINES, SESSION, canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.models import SampleMeta
 
@@ -229,7 +228,7 @@ def local_book(dynamodb_local) -> Iterator:
         yield engine
 
 
-@pytest.fixture(params=["moto", "local"])
+@pytest.fixture(params=ENGINES)
 def book(request, db, settings) -> Iterator:
     """The table with ITEMS, and a site of this module's own serving the four models."""
     engine = engine_for(request, "local_book", make_table)
@@ -249,7 +248,7 @@ def book(request, db, settings) -> Iterator:
     sys.modules.pop(URLCONF, None)
     clear_url_caches()
     if request.param == "local":
-        engine.resource = boto3.resource(
+        engine.resource = SESSION.resource(
             "dynamodb",
             endpoint_url=engine.endpoint,
             region_name="us-east-1",

@@ -12,7 +12,6 @@ import sys
 import types
 from collections.abc import Iterator
 
-import boto3
 import pytest
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import User as StaffUser
@@ -23,7 +22,7 @@ from django.urls import clear_url_caches, path
 from dynamo_admin import ModelAdmin
 from dynamo_admin.sites import DynamoAdminSite
 
-from .engines import canonical, empty, engine_for, point, tables_dropped_after
+from .engines import ENGINES, SESSION, canonical, empty, engine_for, point, tables_dropped_after
 from .pages import form_fields
 from .samples.library import (
     LIBRARY,
@@ -105,7 +104,7 @@ def local_library(dynamodb_local) -> Iterator:
         yield engine
 
 
-@pytest.fixture(params=["moto", "local"])
+@pytest.fixture(params=ENGINES)
 def library(request, db, settings) -> Iterator:
     """The table with ITEMS, and a site of this module's own serving each type."""
     engine = engine_for(request, "local_library", make_library_table)
@@ -124,7 +123,7 @@ def library(request, db, settings) -> Iterator:
     sys.modules.pop(URLCONF, None)
     clear_url_caches()
     if request.param == "local":
-        engine.resource = boto3.resource(
+        engine.resource = SESSION.resource(
             "dynamodb",
             endpoint_url=engine.endpoint,
             region_name="us-east-1",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-import boto3
 from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,6 +14,7 @@ from library.models import Shelf
 from dynamo_admin.console import FILTER_OPERATORS, SORT_OPERATORS
 from dynamo_admin.models import AdminLog
 
+from .engines import SESSION
 from .pages import form_fields
 
 SHELVES = Shelf.Meta.table_name
@@ -22,7 +22,7 @@ ITEM = f"/admin/tables/{SHELVES}/item/?" + urlencode({"key": json.dumps({"code":
 
 
 def test_by_default_the_tables_under_the_prefix_are_browsed(librarian):
-    client = boto3.client("dynamodb", region_name="us-east-1")
+    client = SESSION.client("dynamodb", region_name="us-east-1")
     client.create_table(
         TableName="Elsewhere",
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],

@@ -65,16 +65,18 @@ class Browser:
             return response.read().decode(), response.geturl()
 
 
-@pytest.fixture
-def served(tmp_path):
-    """The project on a fresh DynamoDB Local: tables created, a superuser, runserver."""
+@pytest.fixture(scope="session")
+def served(tmp_path_factory):
+    """The project on a fresh DynamoDB Local: tables created, a superuser, runserver; started
+    once for the run, which both tests share (each writes to tables of its own: the library's
+    shelves and books, the shop's table)."""
     with local.running(allow_moto=False, log=lambda _: None) as engine:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "library_site.settings",
             "DYNAMODB_ENDPOINT": engine.endpoint,
             "DYNAMODB_TABLE_PREFIX": f"example-{uuid.uuid4().hex[:8]}-",
-            "LIBRARY_DATABASE": str(tmp_path / "db.sqlite3"),
+            "LIBRARY_DATABASE": str(tmp_path_factory.mktemp("library") / "db.sqlite3"),
             "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
         }
         manage("migrate", "--no-input", "-v", "0", env=env)
