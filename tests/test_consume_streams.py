@@ -186,11 +186,12 @@ def test_while_sessions_flow_a_shard_is_applied_once_a_window_with_all_its_sessi
     command, reader = running_consumer()
     written = []
 
-    def flow(seconds: float = 3.5) -> None:
-        # A steady flow, a session every 50 ms or as fast as they go, then a stop (as SIGTERM).
+    def flow(seconds: float = 3.5, sessions: int = 20) -> None:
+        # A steady flow, a session every 50 ms or as fast as they go, for a few windows and at
+        # least `sessions` of them however slow a loaded machine writes, then a stop (SIGTERM).
         rng, end = random.Random(21), time.monotonic() + seconds
         try:
-            while time.monotonic() < end:
+            while time.monotonic() < end or len(written) < sessions:
                 username = f"user{rng.randrange(LEARNERS):03d}"
                 record_session(username, xp=5, questions=3, correct=1, minutes=2)
                 written.append(1)
