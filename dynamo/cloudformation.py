@@ -48,24 +48,11 @@ INDEX_ACTIONS = ("PartiQLSelect", "Query", "Scan")
 # The Tables page lists the account's tables and shows those under the prefix: ListTables
 # has no table to name, so it is granted on "*" and on nothing else.
 ACCOUNT_ACTIONS = ("ListTables",)
-# The admin's Tables pages on a table `DYNAMO_ADMIN_TABLES` allows that no model describes:
-# what they read and write there, and on its indexes (the History entries go to the admin
-# log, one of the prefix's tables, granted above).
-BROWSED_TABLE_ACTIONS = (
-    "ConditionCheckItem",
-    "DeleteItem",
-    "DescribeTable",
-    "DescribeTimeToLive",
-    "GetItem",
-    "PartiQLDelete",
-    "PartiQLInsert",
-    "PartiQLSelect",
-    "PartiQLUpdate",
-    "PutItem",
-    "Query",
-    "Scan",
-    "UpdateItem",
-)
+# The admin's Tables pages on a table `DYNAMO_ADMIN_TABLES` allows beyond the prefix: the
+# table actions above but the batches, which the pages never make (a bulk delete is one
+# transaction), and INDEX_ACTIONS on its indexes. Their History entries go to the admin log,
+# one of the prefix's tables.
+BROWSED_TABLE_ACTIONS = tuple(a for a in TABLE_ACTIONS if not a.startswith("Batch"))
 # A DynamoDB table name's characters, and the two glob wildcards IAM's resource ARNs share.
 BROWSED_PATTERN = re.compile(r"[A-Za-z0-9_.*?-]{1,255}")
 # Owned by CloudFormation in AWS; `create_tables` and `delete_tables` are for local engines.
