@@ -33,6 +33,12 @@ def suffix_of(name: str) -> str | None:
     return max(matches, key=len) + (f"/index/{index}" if index else "") + stream
 
 
+def role_statements(template: dict, role: str) -> list[dict]:
+    """Return the statements of one of a template's roles (its one inline policy)."""
+    policies = template["Resources"][role]["Properties"]["Policies"]
+    return policies[0]["PolicyDocument"]["Statement"]
+
+
 def allowed(template: dict, statements: list[dict] | None = None) -> set[tuple[str, str]]:
     """Return the (action, table, `table/index/name` or `table/stream`) pairs a template's
     host policy grants, or the DynamoDB pairs of other `statements` of it (a role's)."""

@@ -31,7 +31,7 @@ from stats.management.commands.consume_streams import Command, Reader
 from stats.models import METRICS, UserStats
 from tests.conftest import SHARED_PREFIX
 from tests.helpers import child_environment, stored_board
-from tests.iam_audit import allowed, suffix_of
+from tests.iam_audit import allowed, role_statements, suffix_of
 from users.models import User
 from workers.jobs import Job
 
@@ -390,9 +390,7 @@ def template_role_grants(role: str = "UserStatsStreamRole") -> set[tuple[str, st
     out = StringIO()
     call_command("export_cloudformation", "--prefix", "p-", stdout=out)
     template = json.loads(out.getvalue())
-    statements = template["Resources"][role]["Properties"]["Policies"][0]["PolicyDocument"][
-        "Statement"
-    ]
+    statements = role_statements(template, role)
     return {(action, suffix_of(target)) for action, target in allowed(template, statements)}
 
 

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from dynamo import cloudformation, streams, tables
 from dynamo.models import table_name_for
 from stats.boards import upkeep
-from tests.iam_audit import allowed
+from tests.iam_audit import allowed, role_statements
 
 CFN_LINT = Path(sys.executable).parent / "cfn-lint"
 
@@ -170,8 +170,7 @@ def test_the_stream_gets_a_lambda_that_bisects_retries_and_keeps_what_fails():
 
 def test_the_lambdas_role_reads_the_stream_and_writes_only_the_jobs_table():
     template = export("--prefix", "skillboard-prod-")
-    role = template["Resources"]["UserStatsStreamRole"]["Properties"]
-    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+    statements = role_statements(template, "UserStatsStreamRole")
 
     assert allowed(template, statements) == {
         ("DescribeStream", "skillboard-prod-user-stats/stream"),
@@ -208,8 +207,7 @@ def test_a_scheduled_lambda_watches_the_stream_for_a_minute_from_every_minute():
 
 def test_the_watchers_role_reads_the_stream_and_writes_only_the_jobs_table():
     template = export("--prefix", "skillboard-prod-")
-    role = template["Resources"]["UserStatsStreamWatchRole"]["Properties"]
-    statements = role["Policies"][0]["PolicyDocument"]["Statement"]
+    statements = role_statements(template, "UserStatsStreamWatchRole")
 
     assert allowed(template, statements) == {
         ("DescribeStream", "skillboard-prod-user-stats/stream"),
